@@ -1,0 +1,24 @@
+package ai.openalice.rl.events;
+
+import java.util.UUID;
+
+/** An episode that ended: its patch, its trajectory, why it ended, and where the time went. */
+public record RolloutCompleted(
+        String taskId,
+        UUID groupId,
+        UUID rolloutId,
+        long policyVersion,
+        int attempt,
+        String runnerId,
+        Termination termination,
+        Failure error,
+        String patch,
+        TrajectoryRef trajectory,
+        Stats stats) implements RolloutEvent {
+
+    /** An infrastructure failure that ended the episode (termination {@code infra_error}). */
+    public record Failure(String kind, String message) {}
+
+    /** Counts and timings of the episode. */
+    public record Stats(int turns, long promptTokens, long completionTokens, long wallTimeMs, long policyTimeMs, long toolTimeMs) {}
+}

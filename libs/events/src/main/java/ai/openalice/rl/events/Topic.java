@@ -1,0 +1,66 @@
+package ai.openalice.rl.events;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Optional;
+
+/** The Kafka topics of alice-rl: name, payload record, current schema version, partitions and retention. */
+public enum Topic {
+    TASKS_SUBMITTED("tasks.submitted", TaskSubmitted.class, 3, Duration.ofDays(7)),
+    TASKS_REJECTED("tasks.rejected", TaskRejected.class, 1, Duration.ofDays(30)),
+    ROLLOUTS_REQUESTED("rollouts.requested", RolloutRequested.class, 6, Duration.ofDays(7)),
+    ROLLOUTS_COMPLETED("rollouts.completed", RolloutCompleted.class, 6, Duration.ofDays(7)),
+    VERIFICATIONS_COMPLETED("verifications.completed", VerificationCompleted.class, 6, Duration.ofDays(7)),
+    REWARDS_SCORED("rewards.scored", RewardScored.class, 6, Duration.ofDays(7)),
+    CHECKPOINTS_PUBLISHED("checkpoints.published", CheckpointPublished.class, 1, Duration.ofDays(30)),
+    TRAINING_METRICS("training.metrics", TrainingMetrics.class, 1, Duration.ofDays(30));
+
+    /** Topic names as compile-time constants, for {@code @Incoming}/{@code @Channel} annotations. */
+    public static final class Names {
+        public static final String TASKS_SUBMITTED = "tasks.submitted";
+        public static final String TASKS_REJECTED = "tasks.rejected";
+        public static final String ROLLOUTS_REQUESTED = "rollouts.requested";
+        public static final String ROLLOUTS_COMPLETED = "rollouts.completed";
+        public static final String VERIFICATIONS_COMPLETED = "verifications.completed";
+        public static final String REWARDS_SCORED = "rewards.scored";
+        public static final String CHECKPOINTS_PUBLISHED = "checkpoints.published";
+        public static final String TRAINING_METRICS = "training.metrics";
+
+        private Names() {}
+    }
+
+    /** Schema version written by this code; bump together with a new {@code schemas/<topic>.v<N>.json}. */
+    public static final int SCHEMA_VERSION = 1;
+
+    private final String topicName;
+    private final Class<? extends EventPayload> payloadType;
+    private final int partitions;
+    private final Duration retention;
+
+    Topic(String topicName, Class<? extends EventPayload> payloadType, int partitions, Duration retention) {
+        this.topicName = topicName;
+        this.payloadType = payloadType;
+        this.partitions = partitions;
+        this.retention = retention;
+    }
+
+    public String topicName() { return topicName; }
+
+    public Class<? extends EventPayload> payloadType() { return payloadType; }
+
+    public int partitions() { return partitions; }
+
+    public Duration retention() { return retention; }
+
+    /** File name of this topic's JSON Schema under {@code schemas/}. */
+    public String schemaFile() { return topicName + ".v" + SCHEMA_VERSION + ".json"; }
+
+    public static Optional<Topic> byName(String name) {
+        return Arrays.stream(values()).filter(t -> t.topicName.equals(name)).findFirst();
+    }
+
+    public static Topic of(Class<? extends EventPayload> payloadType) {
+        return Arrays.stream(values()).filter(t -> t.payloadType == payloadType).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no topic carries " + payloadType.getName()));
+    }
+}

@@ -1,0 +1,42 @@
+package ai.openalice.rl.events.task;
+
+import ai.openalice.rl.events.AgentTask;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+
+/**
+ * A validated task: a SWE-bench instance plus alice-rl's fields. {@code raw} is the task exactly
+ * as submitted, unknown fields included. {@code patch} (gold), {@code testPatch} and the test
+ * lists are privileged: {@link #agentView} leaves them out.
+ */
+public record Task(
+        String instanceId,
+        String repo,
+        String baseCommit,
+        String problemStatement,
+        String patch,
+        String testPatch,
+        List<String> failToPass,
+        List<String> passToPass,
+        String version,
+        String environmentSetupCommit,
+        String hintsText,
+        String createdAt,
+        WorkspaceSpec workspace,
+        String testCommand,
+        TestReportSpec testReport,
+        Limits limits,
+        Split split,
+        ObjectNode raw) {
+
+    public Task {
+        failToPass = List.copyOf(failToPass);
+        passToPass = List.copyOf(passToPass);
+        raw = raw.deepCopy();
+    }
+
+    /** What the agent may see of this task (revision {@code taskVersion}). */
+    public AgentTask agentView(int taskVersion) {
+        return new AgentTask(instanceId, taskVersion, problemStatement, workspace, limits);
+    }
+}

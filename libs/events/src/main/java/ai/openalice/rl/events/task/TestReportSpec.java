@@ -1,0 +1,26 @@
+package ai.openalice.rl.events.task;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+
+/**
+ * How the verifier reads per-test results. Test ids: {@code pkg.Class#method} for JUnit,
+ * {@code test_method (module.Class)} for unittest, {@code path::Class::test} for pytest.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "format")
+@JsonSubTypes({
+    @JsonSubTypes.Type(value = TestReportSpec.JunitXml.class, name = "junit-xml"),
+    @JsonSubTypes.Type(value = TestReportSpec.Unittest.class, name = "unittest"),
+    @JsonSubTypes.Type(value = TestReportSpec.Pytest.class, name = "pytest")
+})
+public sealed interface TestReportSpec {
+
+    /** JUnit XML files matching {@code path} (a glob relative to the workspace root). */
+    record JunitXml(String path) implements TestReportSpec {}
+
+    /** The output of {@code python -m unittest -v}. */
+    record Unittest() implements TestReportSpec {}
+
+    /** The output of {@code pytest -rA}. */
+    record Pytest() implements TestReportSpec {}
+}
