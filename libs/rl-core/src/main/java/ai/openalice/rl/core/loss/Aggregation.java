@@ -49,41 +49,52 @@ public enum Aggregation {
      * sequence s holds tokens {@code [offsets[s], offsets[s+1])}. Masked tokens get 0.
      */
     public double[] coefficients(int[] offsets, boolean[] mask, int maxLength) {
-        int sequences = offsets.length - 1;
-        int[] valid = new int[sequences];
-        int total = 0;
-        int nonEmpty = 0;
-        for (int s = 0; s < sequences; s++) {
+        double[] perSequence = sequenceCoefficients(offsets, mask, maxLength);
+        double[] w = new double[mask.length];
+        for (int s = 0; s < perSequence.length; s++) {
             for (int i = offsets[s]; i < offsets[s + 1]; i++) {
                 if (mask[i]) {
-                    valid[s]++;
+                    w[i] = perSequence[s];
                 }
             }
-            total += valid[s];
-            if (valid[s] > 0) {
+        }
+        return w;
+    }
+
+    /**
+     * The coefficient shared by every valid token of each sequence (every mode weighs the tokens
+     * of one sequence equally); 0 for sequences without a valid token.
+     */
+    public double[] sequenceCoefficients(int[] offsets, boolean[] mask, int maxLength) {
+        int sequences = offsets.length - 1;
+        int[] valid = new int[sequences];
+        long total = 0;
+        int nonEmpty = 0;
+        for (int s = 0; s < sequences; s++) {
+            int v = 0;
+            for (int i = offsets[s]; i < offsets[s + 1]; i++) {
+                if (mask[i]) {
+                    v++;
+                }
+            }
+            valid[s] = v;
+            total += v;
+            if (v > 0) {
                 nonEmpty++;
             }
         }
-        double[] w = new double[mask.length];
-        if (total == 0) {
-            return w;
-        }
+        double[] c = new double[sequences];
         for (int s = 0; s < sequences; s++) {
             if (valid[s] == 0) {
                 continue;
             }
-            double c = switch (this) {
+            c[s] = switch (this) {
                 case TOKEN_MEAN -> 1.0 / total;
                 case SEQ_MEAN_TOKEN_SUM -> 1.0 / nonEmpty;
                 case SEQ_MEAN_TOKEN_MEAN -> 1.0 / ((double) nonEmpty * valid[s]);
                 case SEQ_MEAN_TOKEN_SUM_NORM -> 1.0 / ((double) nonEmpty * maxLength);
             };
-            for (int i = offsets[s]; i < offsets[s + 1]; i++) {
-                if (mask[i]) {
-                    w[i] = c;
-                }
-            }
         }
-        return w;
+        return c;
     }
 }

@@ -22,7 +22,7 @@ public final class PolicyLoss {
 
     /** Loss, gradient and metrics of one batch. */
     public record Result(
-            double loss, double[] gradLogprobs, double[] coefficients, double clipFraction, double dualClipFraction,
+            double loss, double[] gradLogprobs, double clipFraction, double dualClipFraction,
             double approxKl, double meanTisWeight, int validTokens) {}
 
     public static Result compute(TokenBatch batch, PolicyLossConfig config) {
@@ -32,18 +32,8 @@ public final class PolicyLoss {
         if (config.entropyCoef() != 0 && batch.entropies() == null) {
             throw new IllegalArgumentException("entropyCoef is " + config.entropyCoef() + " but the batch has no entropies");
         }
-        double[] coef = config.aggregation().coefficients(batch.offsets(), batch.mask(), config.maxLength());
-        int n = batch.tokens();
-        double[] grad = new double[n];
-        double lo = 1 - config.epsLow();
-        double hi = 1 + config.epsHigh();
-        boolean dual = !Double.isNaN(config.dualClip());
-        double loss = 0;
-        int valid = 0;
-        int clipped = 0;
-        int dualClipped = 0;
-        double klSum = 0;
-        double tisSum = 0;
+        double[] seqCoef = config.aggregation().sequenceCoefficients(batch.offsets(), batch.mask(), config.maxLength());
+        int[] offsets = batch.offsets();
         double[] lp = batch.logprobs();
         double[] old = batch.oldLogprobs();
         double[] adv = batch.advantages();
@@ -51,47 +41,64 @@ public final class PolicyLoss {
         double[] ref = batch.refLogprobs();
         double[] ent = batch.entropies();
         boolean[] mask = batch.mask();
-        for (int i = 0; i < n; i++) {
-            if (!mask[i]) {
-                continue;
+        double lo = 1 - config.epsLow();
+        double hi = 1 + config.epsHigh();
+        boolean dual = !Double.isNaN(config.dualClip());
+        double dualC = config.dualClip();
+        double tisCap = config.tisCap();
+        double klCoef = config.klCoef();
+        KlEstimator kl = config.kl();
+        double entropyCoef = config.entropyCoef();
+
+        double[] grad = new double[batch.tokens()];
+        double loss = 0;
+        double klSum = 0;
+        double tisSum = 0;
+        int valid = 0;
+        int clipped = 0;
+        int dualClipped = 0;
+        for (int s = 0; s < seqCoef.length; s++) {
+            double coef = seqCoef[s];
+            for (int i = offsets[s], end = offsets[s + 1]; i < end; i++) {
+                if (!mask[i]) {
+                    continue;
+                }
+                valid++;
+                double logRatio = lp[i] - old[i];
+                double ratio = Math.exp(logRatio);
+                double a = adv[i];
+                double unclipped = -a * ratio;
+                double clippedLoss = -a * Math.min(Math.max(ratio, lo), hi);
+                // Written without data-dependent branches: advantages' signs are random, so
+                // branches here mispredict; max and conditional moves do not.
+                boolean clip = clippedLoss > unclipped;
+                double pg = Math.max(unclipped, clippedLoss);
+                double dpg = clip ? 0 : unclipped; // d(−A·ρ)/dlogp = −A·ρ where unclipped
+                clipped += clip ? 1 : 0;
+                if (dual) {
+                    double bound = -a * dualC;
+                    boolean cut = a < 0 && pg > bound;
+                    pg = cut ? bound : pg;
+                    dpg = cut ? 0 : dpg;
+                    dualClipped += cut ? 1 : 0;
+                }
+                double w = rollout == null ? 1 : Math.min(Math.exp(old[i] - rollout[i]), tisCap);
+                tisSum += w;
+                double tokenLoss = w * pg;
+                double tokenGrad = w * dpg;
+                if (klCoef != 0) {
+                    tokenLoss += klCoef * kl.value(lp[i], ref[i]);
+                    tokenGrad += klCoef * kl.derivative(lp[i], ref[i]);
+                }
+                if (entropyCoef != 0) {
+                    tokenLoss -= entropyCoef * ent[i];
+                }
+                loss += coef * tokenLoss;
+                grad[i] = coef * tokenGrad;
+                klSum += (ratio - 1) - logRatio;
             }
-            valid++;
-            double logRatio = lp[i] - old[i];
-            double ratio = Math.exp(logRatio);
-            double a = adv[i];
-            double unclipped = -a * ratio;
-            double clippedLoss = -a * Math.min(Math.max(ratio, lo), hi);
-            double pg;
-            double dpg;
-            if (unclipped >= clippedLoss) {
-                pg = unclipped;
-                dpg = -a * ratio;
-            } else {
-                pg = clippedLoss;
-                dpg = 0;
-                clipped++;
-            }
-            if (dual && a < 0 && pg > -a * config.dualClip()) {
-                pg = -a * config.dualClip();
-                dpg = 0;
-                dualClipped++;
-            }
-            double w = rollout == null ? 1 : Math.min(Math.exp(old[i] - rollout[i]), config.tisCap());
-            tisSum += w;
-            double tokenLoss = w * pg;
-            double tokenGrad = w * dpg;
-            if (config.klCoef() != 0) {
-                tokenLoss += config.klCoef() * config.kl().value(lp[i], ref[i]);
-                tokenGrad += config.klCoef() * config.kl().derivative(lp[i], ref[i]);
-            }
-            if (config.entropyCoef() != 0) {
-                tokenLoss -= config.entropyCoef() * ent[i];
-            }
-            loss += coef[i] * tokenLoss;
-            grad[i] = coef[i] * tokenGrad;
-            klSum += (ratio - 1) - logRatio;
         }
         double d = Math.max(valid, 1);
-        return new Result(loss, grad, coef, clipped / d, dualClipped / d, klSum / d, valid == 0 ? 1 : tisSum / valid, valid);
+        return new Result(loss, grad, clipped / d, dualClipped / d, klSum / d, valid == 0 ? 1 : tisSum / valid, valid);
     }
 }
