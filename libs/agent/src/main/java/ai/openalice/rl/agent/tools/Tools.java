@@ -1,0 +1,46 @@
+package ai.openalice.rl.agent.tools;
+
+import ai.openalice.rl.sandbox.SandboxFileException;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The tool set of an episode, by name; turns every agent-side mistake into an observation. */
+public final class Tools {
+    private final Map<String, Tool> byName = new LinkedHashMap<>();
+
+    public Tools(List<Tool> tools) {
+        for (Tool t : tools) {
+            if (byName.putIfAbsent(t.name(), t) != null) {
+                throw new IllegalArgumentException("two tools named " + t.name());
+            }
+        }
+    }
+
+    /** bash, search, file_editor, submit. */
+    public static Tools standard() {
+        return new Tools(List.of(new BashTool(), new SearchTool(), new FileEditorTool(), new SubmitTool()));
+    }
+
+    public List<Tool> all() {
+        return List.copyOf(byName.values());
+    }
+
+    /**
+     * Runs a call. Unknown tools, bad arguments, missing files and path escapes become error
+     * observations; a {@code SandboxException} (infrastructure) propagates to end the episode as
+     * {@code infra_error}.
+     */
+    public Observation call(String tool, ObjectNode args, ToolContext ctx) {
+        Tool t = byName.get(tool);
+        if (t == null) {
+            return Observation.error("unknown tool '" + tool + "'; available: " + String.join(", ", byName.keySet()));
+        }
+        try {
+            return t.run(args == null ? com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode() : args, ctx);
+        } catch (Args.Bad | SandboxFileException e) {
+            return Observation.error(e.getMessage());
+        }
+    }
+}
