@@ -18,8 +18,9 @@ public final class Bench {
         String suite = args.length == 0 ? "rl-core" : args[0];
         switch (suite) {
             case "rl-core" -> rlCore();
+            case "sandbox" -> SandboxBench.run(args);
             default -> {
-                System.err.println("unknown suite '" + suite + "'; known: rl-core");
+                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox");
                 System.exit(2);
             }
         }

@@ -103,10 +103,14 @@ final class LocalSandbox implements Sandbox {
                 // detached or not. Sweep the uid as well, in case anything outlived it.
                 p.destroyForcibly();
                 p.waitFor(10, TimeUnit.SECONDS);
+                if (root) {
+                    HostProcesses.killAll(lease.uid());
+                }
             }
-            if (root) {
-                HostProcesses.killAll(lease.uid());
-            }
+            // After a normal exit there is nothing to sweep: when the command ends, bubblewrap's
+            // init ends and the kernel kills whatever is left in its pid namespace. close() sweeps
+            // the uid once more anyway.
+
             outReader.join(Duration.ofSeconds(10));
             errReader.join(Duration.ofSeconds(10));
         } catch (InterruptedException e) {

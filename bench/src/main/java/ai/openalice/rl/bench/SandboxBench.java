@@ -1,0 +1,111 @@
+package ai.openalice.rl.bench;
+
+import ai.openalice.rl.sandbox.Sandbox;
+import ai.openalice.rl.sandbox.SandboxSpec;
+import ai.openalice.rl.sandbox.WorkspaceSource;
+import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
+import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Supplier;
+
+/**
+ * Local sandbox lifecycle (create + {@code exec true} + close) against spawning {@code bash -c true}
+ * as a plain process, in the same run: latency p50/p99 one at a time, and sustained throughput
+ * with 1, 8 and 32 concurrent workers.
+ */
+final class SandboxBench {
+    private SandboxBench() {}
+
+    static void run(String[] args) throws Exception {
+        int iterations = args.length > 1 ? Integer.parseInt(args[1]) : 300;
+        Path root = Path.of("/tmp", "alice-rl-bench-sandboxes");
+        var provider = new LocalSandboxProvider(LocalSandboxConfig.defaults().withRoot(root));
+        Path ws = Files.createTempDirectory("bench-ws");
+        Files.writeString(ws.resolve("main.py"), "print('hello')\n");
+        var spec = SandboxSpec.of(new WorkspaceSource.Dir(ws));
+        Duration t = Duration.ofSeconds(30);
+
+        Runnable plain = () -> {
+            try {
+                Process p = new ProcessBuilder("bash", "-c", "true").start();
+                p.getInputStream().readAllBytes();
+                if (p.waitFor() != 0) {
+                    throw new IllegalStateException("plain spawn failed");
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        };
+        Runnable lifecycle = () -> {
+            try (Sandbox s = provider.create(spec)) {
+                if (!s.exec("true", t).ok()) {
+                    throw new IllegalStateException("exec true failed in the sandbox");
+                }
+            }
+        };
+        Supplier<Sandbox> warm = () -> provider.create(spec);
+
+        // Warm up both paths (JIT, template cache).
+        for (int i = 0; i < 30; i++) {
+            plain.run();
+            lifecycle.run();
+        }
+        Latencies plainLat = measure(plain, iterations);
+        Latencies lifeLat = measure(lifecycle, iterations);
+        Latencies execLat;
+        try (Sandbox s = warm.get()) {
+            execLat = measure(() -> s.exec("true", t), iterations);
+        }
+        System.out.printf("%nlocal sandbox, sequential (%d iterations each)%n", iterations);
+        System.out.printf("  %-34s p50 %7.2f ms  p99 %7.2f ms  mean %7.2f ms%n", "plain spawn of bash -c true", plainLat.percentileMs(50),
+                plainLat.percentileMs(99), plainLat.meanMs());
+        System.out.printf("  %-34s p50 %7.2f ms  p99 %7.2f ms  mean %7.2f ms%n", "sandbox create + exec true + close",
+                lifeLat.percentileMs(50), lifeLat.percentileMs(99), lifeLat.meanMs());
+        System.out.printf("  %-34s p50 %7.2f ms  p99 %7.2f ms  mean %7.2f ms%n", "exec true in a live sandbox", execLat.percentileMs(50),
+                execLat.percentileMs(99), execLat.meanMs());
+        System.out.printf("  ratio lifecycle / plain spawn (p50): %.2fx   exec / plain spawn (p50): %.2fx%n",
+                lifeLat.percentileMs(50) / plainLat.percentileMs(50), execLat.percentileMs(50) / plainLat.percentileMs(50));
+
+        System.out.printf("%nsustained throughput (operations/s, %d operations per level)%n", iterations);
+        for (int workers : new int[] {1, 8, 32}) {
+            double p = throughput(plain, workers, iterations);
+            double l = throughput(lifecycle, workers, iterations);
+            System.out.printf("  %2d concurrent: plain %8.1f/s   sandbox lifecycle %8.1f/s   ratio %.2fx%n", workers, p, l, p / l);
+        }
+        provider.close();
+    }
+
+    private static Latencies measure(Runnable op, int n) {
+        long[] ns = new long[n];
+        for (int i = 0; i < n; i++) {
+            long s = System.nanoTime();
+            op.run();
+            ns[i] = System.nanoTime() - s;
+        }
+        return new Latencies(ns);
+    }
+
+    private static double throughput(Runnable op, int workers, int total) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(workers);
+        try {
+            long start = System.nanoTime();
+            List<Future<?>> fs = new ArrayList<>();
+            for (int i = 0; i < total; i++) {
+                fs.add(pool.submit(op));
+            }
+            for (Future<?> f : fs) {
+                f.get();
+            }
+            return total / ((System.nanoTime() - start) / 1e9);
+        } finally {
+            pool.shutdown();
+        }
+    }
+}
