@@ -1,6 +1,7 @@
 package ai.openalice.rl.agent.tools;
 
 import ai.openalice.rl.sandbox.Sandbox;
+import ai.openalice.rl.sandbox.Shell;
 import ai.openalice.rl.sandbox.WorkspacePaths;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -28,7 +28,7 @@ import java.util.stream.Stream;
  * A git source contributes only its tree at the commit — no history, so no later commit (the fix)
  * can be read from inside.
  */
-final class Templates {
+public final class Templates {
     static final Duration HELPER_TIMEOUT = Duration.ofMinutes(5);
     private static final List<String> GIT_IDENTITY = List.of("-c", "user.name=alice-rl", "-c", "user.email=alice-rl@localhost",
             "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main");
@@ -36,14 +36,14 @@ final class Templates {
     private final Path dir;
     private final ConcurrentHashMap<String, Object> building = new ConcurrentHashMap<>();
 
-    Templates(Path dir) throws IOException {
+    public Templates(Path dir) throws IOException {
         this.dir = Files.createDirectories(dir);
     }
 
     /** A ready template: its tree (with .git) and its base commit. */
-    record Template(Path tree, String baseCommit) {}
+    public record Template(Path tree, String baseCommit) {}
 
-    Template get(WorkspaceSource source) {
+    public Template get(WorkspaceSource source) {
         String key;
         try {
             key = key(source);
@@ -183,7 +183,7 @@ final class Templates {
         };
     }
 
-    static void deleteQuietly(Path p) {
+    public static void deleteQuietly(Path p) {
         if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }

@@ -1,4 +1,4 @@
-package ai.openalice.rl.agent.tools;
+package ai.openalice.rl.sandbox;
 
 /** POSIX shell quoting for arguments built into command lines. */
 public final class Shell {

@@ -1,0 +1,164 @@
+package ai.openalice.rl.sandbox.kubernetes;
+
+import ai.openalice.rl.sandbox.ExecResult;
+import ai.openalice.rl.sandbox.PathEscapeException;
+import ai.openalice.rl.sandbox.Sandbox;
+import ai.openalice.rl.sandbox.SandboxException;
+import ai.openalice.rl.sandbox.SandboxFileException;
+import ai.openalice.rl.sandbox.Shell;
+import ai.openalice.rl.sandbox.WorkspacePaths;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A sandbox pod. Commands run over the exec API under {@code timeout -s KILL}; when no answer comes
+ * in time, every process but the pod's init is killed. File operations are confined twice: the
+ * path is checked lexically here, and resolved with {@code realpath} inside the pod, so symlinks
+ * cannot lead outside the workspace.
+ */
+final class KubernetesSandbox implements Sandbox {
+    private static final Duration GRACE = Duration.ofSeconds(15);
+    private static final Duration FILE_OP = Duration.ofSeconds(60);
+    static final int ESCAPE = 91;
+    static final int MISSING = 92;
+    static final int DIRECTORY = 93;
+
+    private final KubernetesClient client;
+    private final String namespace;
+    private final String pod;
+    private final String id;
+    private final String workdir;
+    private final String baseCommit;
+    private final int outputCap;
+    private final PodExec exec;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    KubernetesSandbox(KubernetesClient client, String namespace, String pod, String id, String workdir, String baseCommit, int outputCap) {
+        this.client = client;
+        this.namespace = namespace;
+        this.pod = pod;
+        this.id = id;
+        this.workdir = workdir;
+        this.baseCommit = baseCommit;
+        this.outputCap = outputCap;
+        this.exec = new PodExec(client, namespace, pod);
+    }
+
+    @Override
+    public String id() {
+        return id;
+    }
+
+    @Override
+    public String workdir() {
+        return workdir;
+    }
+
+    String podName() {
+        return pod;
+    }
+
+    @Override
+    public ExecResult exec(String command, Duration timeout) {
+        ensureOpen();
+        long secs = Math.max(1, timeout.toSeconds());
+        String script = "cd " + Shell.quote(workdir) + " && exec timeout -s KILL " + secs + " bash -c " + Shell.quote(command);
+        long start = System.nanoTime();
+        PodExec.Outcome o = exec.run(script, null, outputCap, timeout.plus(GRACE));
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        boolean timedOut = o.exitCode() == null || (o.exitCode() == 137 && took.compareTo(timeout) >= 0);
+        if (o.exitCode() == null) {
+            // No answer: kill everything the sandbox user runs except the pod's init (pid 1).
+            exec.run("kill -9 -1 2>/dev/null; true", null, 1024, GRACE);
+        }
+        return new ExecResult(timedOut ? -1 : o.exitCode(), o.out().text(), o.err().text(), o.out().truncated(), o.err().truncated(),
+                timedOut, took);
+    }
+
+    /** A script prefix that resolves {@code path} inside the pod into {@code $p}, refusing escapes. */
+    private String resolveScript(String path) {
+        String rel = WorkspacePaths.relative(workdir, path).toString();
+        String w = Shell.quote(workdir);
+        return "cd " + w + " || exit 90; p=$(realpath -m -- " + Shell.quote(rel.isEmpty() ? "." : rel) + ") || exit 90; "
+                + "case \"$p\" in " + w + "|" + w + "/*) ;; *) exit " + ESCAPE + ";; esac; ";
+    }
+
+    @Override
+    public String readFile(String path) {
+        ensureOpen();
+        String script = resolveScript(path) + "[ -e \"$p\" ] || exit " + MISSING + "; [ -d \"$p\" ] && exit " + DIRECTORY + "; cat -- \"$p\"";
+        PodExec.Outcome o = exec.run(script, null, 16 * 1024 * 1024, FILE_OP);
+        check(o, path);
+        if (o.out().truncated()) {
+            throw new SandboxFileException(path + " is larger than 16 MiB");
+        }
+        return o.out().text();
+    }
+
+    @Override
+    public void writeFile(String path, String content) {
+        ensureOpen();
+        String script = resolveScript(path) + "[ -d \"$p\" ] && exit " + DIRECTORY + "; mkdir -p -- \"$(dirname -- \"$p\")\" && cat > \"$p\"";
+        check(exec.run(script, new ByteArrayInputStream(content.getBytes(StandardCharsets.UTF_8)), 4096, FILE_OP), path);
+    }
+
+    @Override
+    public FileKind stat(String path) {
+        ensureOpen();
+        String script = resolveScript(path) + "if [ -d \"$p\" ]; then echo d; elif [ -e \"$p\" ]; then echo f; else echo m; fi";
+        PodExec.Outcome o = exec.run(script, null, 4096, FILE_OP);
+        check(o, path);
+        return switch (o.out().text().strip()) {
+            case "d" -> FileKind.DIRECTORY;
+            case "f" -> FileKind.FILE;
+            default -> FileKind.MISSING;
+        };
+    }
+
+    private void check(PodExec.Outcome o, String path) {
+        if (o.exitCode() == null) {
+            throw new SandboxException(SandboxException.Reason.BACKEND_UNAVAILABLE, "no answer from pod " + pod + " for " + path);
+        }
+        switch (o.exitCode()) {
+            case 0 -> { }
+            case ESCAPE -> throw new PathEscapeException(path + " leads outside the workspace (through a symlink)");
+            case MISSING -> throw new SandboxFileException(path + " does not exist");
+            case DIRECTORY -> throw new SandboxFileException(path + " is a directory");
+            default -> throw new SandboxFileException("cannot access " + path + ": " + o.err().text().strip());
+        }
+    }
+
+    @Override
+    public String diff() {
+        ensureOpen();
+        String git = "git -c core.fsmonitor=false -c core.hooksPath=/dev/null -c core.excludesFile=/dev/null";
+        String script = "cd " + Shell.quote(workdir) + " && " + git + " add -A >/dev/null && " + git
+                + " diff --cached --binary --no-color --no-ext-diff --no-textconv " + Shell.quote(baseCommit);
+        PodExec.Outcome o = exec.run(script, null, 64 * 1024 * 1024, FILE_OP);
+        if (o.exitCode() == null || o.exitCode() != 0) {
+            throw new SandboxException(SandboxException.Reason.IO, "git diff in pod " + pod + " failed: " + o.err().text().strip());
+        }
+        return o.out().text();
+    }
+
+    private void ensureOpen() {
+        if (closed.get()) {
+            throw new SandboxException(SandboxException.Reason.CLOSED, "sandbox " + id + " is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            try {
+                client.pods().inNamespace(namespace).withName(pod).withGracePeriod(0).delete();
+            } catch (KubernetesClientException e) {
+                // the reaper deletes what is left
+            }
+        }
+    }
+}

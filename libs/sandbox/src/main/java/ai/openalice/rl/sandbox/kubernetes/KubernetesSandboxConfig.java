@@ -1,0 +1,33 @@
+package ai.openalice.rl.sandbox.kubernetes;
+
+import java.time.Duration;
+
+/**
+ * Settings of the Kubernetes backend.
+ *
+ * @param namespace where sandbox pods run (separate from the services, with its own deny-all policy)
+ * @param baseImage image for workspaces copied in (git, dir, tarball); needs bash, coreutils, tar and git
+ * @param workdir where the workspace lives in the pod
+ * @param runnerId owner label of this runner's pods (stable across restarts, e.g. the runner pod's name)
+ * @param warmPoolSize base-image pods kept started and idle, so an episode does not wait for a pod start
+ * @param podStartTimeout how long to wait for a pod to become ready
+ * @param activeDeadline Kubernetes kills a sandbox pod after this, whatever happens to its runner
+ * @param cpu CPU request and limit of a sandbox container (e.g. "1")
+ */
+public record KubernetesSandboxConfig(
+        String namespace, String baseImage, String workdir, String runnerId, int warmPoolSize, Duration podStartTimeout,
+        Duration activeDeadline, String cpu) {
+
+    public static KubernetesSandboxConfig defaults(String namespace, String runnerId) {
+        return new KubernetesSandboxConfig(namespace, "ghcr.io/openalice/alice-rl-sandbox:latest", "/workspace", runnerId, 2,
+                Duration.ofMinutes(3), Duration.ofHours(2), "1");
+    }
+
+    public KubernetesSandboxConfig withWarmPoolSize(int n) {
+        return new KubernetesSandboxConfig(namespace, baseImage, workdir, runnerId, n, podStartTimeout, activeDeadline, cpu);
+    }
+
+    public KubernetesSandboxConfig withPodStartTimeout(Duration d) {
+        return new KubernetesSandboxConfig(namespace, baseImage, workdir, runnerId, warmPoolSize, d, activeDeadline, cpu);
+    }
+}

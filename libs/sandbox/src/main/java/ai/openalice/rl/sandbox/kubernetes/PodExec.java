@@ -1,0 +1,79 @@
+package ai.openalice.rl.sandbox.kubernetes;
+
+import ai.openalice.rl.sandbox.OutputCollector;
+import ai.openalice.rl.sandbox.SandboxException;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.ExecWatch;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** Runs {@code bash -c} in a sandbox pod over the exec API, capturing capped output and the exit code. */
+final class PodExec {
+    private final KubernetesClient client;
+    private final String namespace;
+    private final String pod;
+
+    PodExec(KubernetesClient client, String namespace, String pod) {
+        this.client = client;
+        this.namespace = namespace;
+        this.pod = pod;
+    }
+
+    /** Exit code (null when no answer came within {@code wait}), stdout and stderr. */
+    record Outcome(Integer exitCode, OutputCollector out, OutputCollector err) {}
+
+    Outcome run(String script, InputStream stdin, int outputCap, Duration wait) {
+        var out = new OutputCollector(outputCap);
+        var err = new OutputCollector(outputCap);
+        var resource = client.pods().inNamespace(namespace).withName(pod).inContainer(PodSpecs.CONTAINER);
+        var withInput = stdin == null ? resource : resource.readingInput(stdin);
+        try (ExecWatch watch = withInput.writingOutput(sink(out)).writingError(sink(err)).exec("bash", "-c", script)) {
+            Integer code = watch.exitCode().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+            return new Outcome(code, out, err);
+        } catch (TimeoutException e) {
+            return new Outcome(null, out, err);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SandboxException(SandboxException.Reason.SANDBOX_DIED, "interrupted while waiting for pod " + pod, e);
+        } catch (ExecutionException | KubernetesClientException e) {
+            throw failure(e);
+        }
+    }
+
+    /** Why the exec failed: the pod is gone (the sandbox died) or the API did not answer. */
+    SandboxException failure(Exception e) {
+        try {
+            var p = client.pods().inNamespace(namespace).withName(pod).get();
+            if (p == null) {
+                return new SandboxException(SandboxException.Reason.SANDBOX_DIED, "pod " + pod + " vanished", e);
+            }
+            String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
+            if ("Failed".equals(phase) || "Succeeded".equals(phase)) {
+                return new SandboxException(SandboxException.Reason.SANDBOX_DIED, "pod " + pod + " is " + phase
+                        + (p.getStatus().getReason() == null ? "" : " (" + p.getStatus().getReason() + ")"), e);
+            }
+        } catch (KubernetesClientException inner) {
+            e.addSuppressed(inner);
+        }
+        return new SandboxException(SandboxException.Reason.BACKEND_UNAVAILABLE, "exec in pod " + pod + " failed: " + e.getMessage(), e);
+    }
+
+    private static OutputStream sink(OutputCollector c) {
+        return new OutputStream() {
+            @Override
+            public void write(int b) {
+                c.accept(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                c.accept(b, off, len);
+            }
+        };
+    }
+}

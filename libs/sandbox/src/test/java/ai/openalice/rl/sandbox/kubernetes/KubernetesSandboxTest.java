@@ -1,0 +1,207 @@
+package ai.openalice.rl.sandbox.kubernetes;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.openalice.rl.sandbox.Sandbox;
+import ai.openalice.rl.sandbox.SandboxException;
+import ai.openalice.rl.sandbox.SandboxSpec;
+import ai.openalice.rl.sandbox.Shell;
+import ai.openalice.rl.sandbox.WorkspaceSource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.server.mock.OutputStreamMessage;
+import io.fabric8.kubernetes.client.server.mock.StatusStreamMessage;
+import io.fabric8.kubernetes.client.utils.URLUtils;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Kubernetes backend against fabric8's mock API server (CRUD mode for objects, expectations
+ * for exec). A small fake kubelet marks created pods Running and Ready.
+ */
+@EnableKubernetesMockClient(crud = true)
+class KubernetesSandboxTest {
+    static final String NS = "alice-sandboxes";
+    KubernetesMockServer server;
+    KubernetesClient client;
+    @TempDir
+    Path tmp;
+    ScheduledExecutorService kubelet;
+
+    @BeforeEach
+    void startKubelet() {
+        kubelet = Executors.newSingleThreadScheduledExecutor();
+        kubelet.scheduleWithFixedDelay(() -> {
+            for (Pod p : client.pods().inNamespace(NS).list().getItems()) {
+                if (p.getStatus() == null || p.getStatus().getPhase() == null) {
+                    var st = new PodStatusBuilder().withPhase("Running").addNewCondition().withType("Ready").withStatus("True").endCondition().build();
+                    client.pods().inNamespace(NS).withName(p.getMetadata().getName()).editStatus(x -> new PodBuilder(x).withStatus(st).build());
+                }
+            }
+        }, 0, 50, TimeUnit.MILLISECONDS);
+    }
+
+    @AfterEach
+    void stopKubelet() {
+        kubelet.shutdownNow();
+    }
+
+    private KubernetesSandboxConfig config(String runner) {
+        return KubernetesSandboxConfig.defaults(NS, runner).withWarmPoolSize(2).withPodStartTimeout(Duration.ofSeconds(10));
+    }
+
+    /** The exec path fabric8 requests for {@code bash -c script} (spaces as %20 in the query). */
+    private static String execPath(String pod, String script, boolean stdin) {
+        String cmd = List.of("bash", "-c", script).stream().map(a -> "command=" + URLUtils.encodeToUTF(a).replace("+", "%20"))
+                .collect(Collectors.joining("&"));
+        return "/api/v1/namespaces/" + NS + "/pods/" + pod + "/exec?" + cmd + "&container=sandbox" + (stdin ? "&stdin=true" : "")
+                + "&stdout=true&stderr=true";
+    }
+
+    private void expectExec(String pod, String script, boolean stdin, String stdout, int exit) {
+        var open = server.expect().get().withPath(execPath(pod, script, stdin)).andUpgradeToWebSocket().open();
+        var emitting = stdout.isEmpty() ? open.waitFor(20).andEmit(new StatusStreamMessage(exit))
+                : open.waitFor(20).andEmit(new OutputStreamMessage(stdout)).waitFor(20).andEmit(new StatusStreamMessage(exit));
+        emitting.done().once();
+    }
+
+    private static String userScript(String command, long secs) {
+        return "cd '/workspace' && exec timeout -s KILL " + secs + " bash -c " + Shell.quote(command);
+    }
+
+    @Test
+    void appliesADenyAllNetworkPolicyForSandboxPods() {
+        new KubernetesSandboxProvider(client, config("runner-a"), tmp).close();
+        var np = client.network().v1().networkPolicies().inNamespace(NS).withName(SandboxLabels.NETWORK_POLICY).get();
+        assertNotNull(np);
+        assertEquals(java.util.Map.of(SandboxLabels.ROLE, SandboxLabels.ROLE_SANDBOX), np.getSpec().getPodSelector().getMatchLabels());
+        assertEquals(List.of("Ingress", "Egress"), np.getSpec().getPolicyTypes());
+        assertTrue(np.getSpec().getEgress() == null || np.getSpec().getEgress().isEmpty(), "no egress rule: everything is denied");
+        assertTrue(np.getSpec().getIngress() == null || np.getSpec().getIngress().isEmpty());
+    }
+
+    @Test
+    void warmPodsAreLockedDown() {
+        var provider = new KubernetesSandboxProvider(client, config("runner-a"), tmp);
+        provider.fillWarmPool();
+        var pods = client.pods().inNamespace(NS).withLabel(SandboxLabels.STATE, SandboxLabels.STATE_WARM).list().getItems();
+        assertEquals(2, pods.size());
+        var pod = pods.getFirst();
+        var spec = pod.getSpec();
+        var c = spec.getContainers().getFirst();
+        assertEquals(Boolean.FALSE, spec.getAutomountServiceAccountToken());
+        assertEquals(Boolean.TRUE, spec.getSecurityContext().getRunAsNonRoot());
+        assertEquals(1000L, spec.getSecurityContext().getRunAsUser());
+        assertEquals(7200L, spec.getActiveDeadlineSeconds());
+        assertEquals("Never", spec.getRestartPolicy());
+        assertEquals(Boolean.FALSE, c.getSecurityContext().getAllowPrivilegeEscalation());
+        assertEquals(List.of("ALL"), c.getSecurityContext().getCapabilities().getDrop());
+        assertEquals(Boolean.TRUE, c.getSecurityContext().getReadOnlyRootFilesystem());
+        // SandboxLimits.defaults(): 2 GiB of memory
+        assertEquals(new io.fabric8.kubernetes.api.model.Quantity("2Gi").getNumericalAmount(),
+                c.getResources().getLimits().get("memory").getNumericalAmount());
+        assertEquals("runner-a", pod.getMetadata().getLabels().get(SandboxLabels.OWNER));
+        assertTrue(spec.getVolumes().stream().anyMatch(v -> v.getName().equals("workspace") && v.getEmptyDir() != null));
+        provider.close();
+        assertEquals(0, client.pods().inNamespace(NS).list().getItems().size(), "close deletes the warm pool");
+    }
+
+    @Test
+    void createCopiesTheWorkspaceInExecsAndDeletesThePodOnClose() throws Exception {
+        var provider = new KubernetesSandboxProvider(client, config("runner-a"), tmp.resolve("templates"));
+        provider.fillWarmPool();
+        Path repo = Files.createDirectories(tmp.resolve("repo"));
+        Files.writeString(repo.resolve("a.py"), "print(1)\n");
+        String warmPod = client.pods().inNamespace(NS).list().getItems().getFirst().getMetadata().getName();
+        String other = client.pods().inNamespace(NS).list().getItems().get(1).getMetadata().getName();
+        for (String p : List.of(warmPod, other)) {
+            expectExec(p, "tar -x -m --no-same-owner -C '/workspace'", true, "", 0);
+            expectExec(p, userScript("python3 a.py", 30), false, "1\n", 0);
+        }
+        Sandbox s = provider.create(SandboxSpec.of(new WorkspaceSource.Dir(repo)));
+        String pod = ((KubernetesSandbox) s).podName();
+        assertEquals(SandboxLabels.STATE_LEASED, client.pods().inNamespace(NS).withName(pod).get().getMetadata().getLabels().get(SandboxLabels.STATE));
+        assertEquals(1, provider.warmPods());
+        var r = s.exec("python3 a.py", Duration.ofSeconds(30));
+        assertEquals(0, r.exitCode());
+        assertEquals("1\n", r.stdout());
+        assertFalse(r.timedOut());
+        s.close();
+        assertNull(client.pods().inNamespace(NS).withName(pod).get());
+        provider.close();
+    }
+
+    @Test
+    void aVanishedPodIsAnInfrastructureFailure() throws Exception {
+        var provider = new KubernetesSandboxProvider(client, config("runner-a").withWarmPoolSize(0), tmp.resolve("templates"));
+        String[] started = new String[1];
+        // Whatever pod is created gets its tar expectation once it exists.
+        var watcher = Executors.newSingleThreadScheduledExecutor();
+        watcher.scheduleWithFixedDelay(() -> {
+            var pods = client.pods().inNamespace(NS).list().getItems();
+            if (!pods.isEmpty() && started[0] == null) {
+                started[0] = pods.getFirst().getMetadata().getName();
+                expectExec(started[0], "tar -x -m --no-same-owner -C '/workspace'", true, "", 0);
+            }
+        }, 0, 10, TimeUnit.MILLISECONDS);
+        Sandbox s = provider.create(SandboxSpec.of(new WorkspaceSource.Empty()));
+        watcher.shutdownNow();
+        client.pods().inNamespace(NS).withName(((KubernetesSandbox) s).podName()).delete();
+        var e = assertThrows(SandboxException.class, () -> s.exec("true", Duration.ofSeconds(5)));
+        assertEquals(SandboxException.Reason.SANDBOX_DIED, e.reason(), e.getMessage());
+        s.close();
+        provider.close();
+    }
+
+    @Test
+    void reaperDeletesOrphansOfThisRunnerAndFinishedPodsButNotOthers() {
+        var cfg = config("runner-a");
+        var limits = ai.openalice.rl.sandbox.SandboxLimits.defaults();
+        client.pods().inNamespace(NS).resource(PodSpecs.sandboxPod(cfg, "orphan", "orphan", null, "/workspace", limits, java.util.Map.of(),
+                SandboxLabels.STATE_LEASED)).create();
+        var otherRunner = config("runner-b");
+        client.pods().inNamespace(NS).resource(PodSpecs.sandboxPod(otherRunner, "alive-elsewhere", "x", null, "/workspace", limits,
+                java.util.Map.of(), SandboxLabels.STATE_LEASED)).create();
+        client.pods().inNamespace(NS).resource(PodSpecs.sandboxPod(otherRunner, "finished", "y", null, "/workspace", limits,
+                java.util.Map.of(), SandboxLabels.STATE_LEASED)).create();
+        client.pods().inNamespace(NS).withName("finished")
+                .editStatus(x -> new PodBuilder(x).withStatus(new PodStatusBuilder().withPhase("Failed").build()).build());
+        new KubernetesSandboxProvider(client, cfg, tmp).close();
+        var left = client.pods().inNamespace(NS).list().getItems().stream().map(p -> p.getMetadata().getName()).toList();
+        assertEquals(List.of("alive-elsewhere"), left);
+    }
+
+    @Test
+    void imageWorkspaceRunsTheTasksImageWithAWritableRoot() {
+        var cfg = config("runner-a");
+        Pod pod = PodSpecs.sandboxPod(cfg, "p", "p", "ghcr.io/acme/calc:1", "/src", ai.openalice.rl.sandbox.SandboxLimits.defaults(),
+                java.util.Map.of("TASK", "t1"), SandboxLabels.STATE_LEASED);
+        var c = pod.getSpec().getContainers().getFirst();
+        assertEquals("ghcr.io/acme/calc:1", c.getImage());
+        assertEquals("/src", c.getWorkingDir());
+        assertEquals(Boolean.FALSE, c.getSecurityContext().getReadOnlyRootFilesystem());
+        assertFalse(pod.getSpec().getVolumes().stream().anyMatch(v -> v.getName().equals("workspace")), "the image's workdir is not hidden");
+        assertTrue(c.getEnv().stream().anyMatch(e -> e.getName().equals("TASK") && e.getValue().equals("t1")));
+        assertTrue(Arrays.asList("sleep", "infinity").equals(c.getCommand()));
+    }
+}
