@@ -88,16 +88,18 @@ public final class KubernetesSandboxProvider implements SandboxProvider {
         }
         Templates.Template template = templates.get(spec.workspace());
         String pod = takeWarm();
-        if (pod == null || !spec.env().isEmpty() || !spec.limits().equals(ai.openalice.rl.sandbox.SandboxLimits.defaults())) {
+        boolean fromPool = pod != null && spec.env().isEmpty() && spec.limits().equals(ai.openalice.rl.sandbox.SandboxLimits.defaults());
+        if (!fromPool) {
             if (pod != null) {
-                warm.add(pod); // the warm pod has default limits and no env: keep it for a default spec
+                warm.add(pod); // warm pods have default limits and no env: keep it for a default spec
             }
             pod = startPod(null, config.workdir(), spec, SandboxLabels.STATE_LEASED);
-        } else {
-            lease(pod);
         }
         try {
             upload(pod, template.tree());
+            if (fromPool) {
+                lease(pod);
+            }
         } catch (RuntimeException e) {
             deletePod(pod);
             throw e;

@@ -27,6 +27,11 @@ final class PodExec {
     /** Exit code (null when no answer came within {@code wait}), stdout and stderr. */
     record Outcome(Integer exitCode, OutputCollector out, OutputCollector err) {}
 
+    /** The exec stream closed without an exit status: the connection or the pod failed, not the command. */
+    private SandboxException lostStatus() {
+        return failure(new KubernetesClientException("the exec stream of pod " + pod + " ended without an exit status"));
+    }
+
     Outcome run(String script, InputStream stdin, int outputCap, Duration wait) {
         var out = new OutputCollector(outputCap);
         var err = new OutputCollector(outputCap);
@@ -34,6 +39,9 @@ final class PodExec {
         var withInput = stdin == null ? resource : resource.readingInput(stdin);
         try (ExecWatch watch = withInput.writingOutput(sink(out)).writingError(sink(err)).exec("bash", "-c", script)) {
             Integer code = watch.exitCode().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+            if (code == null) {
+                throw lostStatus();
+            }
             return new Outcome(code, out, err);
         } catch (TimeoutException e) {
             return new Outcome(null, out, err);
