@@ -79,7 +79,35 @@ final class SandboxBench {
             double l = throughput(lifecycle, workers, iterations);
             System.out.printf("  %2d concurrent: plain %8.1f/s   sandbox lifecycle %8.1f/s   ratio %.2fx%n", workers, p, l, p / l);
         }
+        searchLargeRepository(provider);
         provider.close();
+    }
+
+    /** The search tool on a 10,000-file repository: what an agent waits for per search. */
+    private static void searchLargeRepository(LocalSandboxProvider provider) throws Exception {
+        Path big = Files.createTempDirectory("bench-10k");
+        for (int d = 0; d < 100; d++) {
+            Path dir = Files.createDirectories(big.resolve("pkg" + d));
+            for (int f = 0; f < 100; f++) {
+                Files.writeString(dir.resolve("mod" + f + ".py"), "def f" + f + "(x):\n    return x + " + (d * 100 + f) + "\n" + "# filler\n".repeat(20));
+            }
+        }
+        Files.writeString(big.resolve("pkg42/mod7.py"), "def needle_in_haystack():\n    return 1\n");
+        try (Sandbox s = provider.create(SandboxSpec.of(new WorkspaceSource.Dir(big)))) {
+            var ctx = new ai.openalice.rl.agent.tools.ToolContext(s, Duration.ofSeconds(60), Duration.ofSeconds(60));
+            var tools = ai.openalice.rl.agent.tools.Tools.standard();
+            var args = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode().put("pattern", "needle_in_haystack");
+            long[] ns = new long[10];
+            String found = "";
+            for (int i = 0; i < ns.length; i++) {
+                long t0 = System.nanoTime();
+                found = tools.call("search", args, ctx).text();
+                ns[i] = System.nanoTime() - t0;
+            }
+            var lat = new Latencies(ns);
+            System.out.printf("%nsearch tool on a 10,000-file repository: p50 %.1f ms, max %.1f ms (found: %s)%n", lat.percentileMs(50),
+                    lat.percentileMs(100), found.contains("pkg42/mod7.py:1:def needle_in_haystack") ? "yes" : "NO");
+        }
     }
 
     private static Latencies measure(Runnable op, int n) {

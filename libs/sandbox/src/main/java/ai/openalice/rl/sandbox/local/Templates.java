@@ -31,7 +31,7 @@ import java.util.stream.Stream;
 public final class Templates {
     static final Duration HELPER_TIMEOUT = Duration.ofMinutes(5);
     private static final List<String> GIT_IDENTITY = List.of("-c", "user.name=alice-rl", "-c", "user.email=alice-rl@localhost",
-            "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main");
+            "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", "-c", "gc.auto=0", "-c", "maintenance.auto=false");
 
     private final Path dir;
     private final ConcurrentHashMap<String, Object> building = new ConcurrentHashMap<>();
@@ -89,6 +89,9 @@ public final class Templates {
             git(tree, "init", "-q");
             git(tree, "add", "-A");
             git(tree, "commit", "-q", "--allow-empty", "--no-verify", "-m", "alice-rl base");
+            // One pack instead of thousands of loose objects: every sandbox copies .git, and no
+            // background auto-gc may rewrite the template while it is being copied.
+            git(tree, "repack", "-a", "-d", "-q");
             String base = git(tree, "rev-parse", "HEAD").strip();
             Files.writeString(tmp.resolve("base"), base + "\n");
             Files.move(tmp, ready, StandardCopyOption.ATOMIC_MOVE);
