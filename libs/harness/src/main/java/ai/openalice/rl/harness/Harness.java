@@ -1,0 +1,207 @@
+package ai.openalice.rl.harness;
+
+import ai.openalice.rl.events.TestStatus;
+import ai.openalice.rl.events.VerificationStatus;
+import ai.openalice.rl.events.task.Task;
+import ai.openalice.rl.sandbox.ExecResult;
+import ai.openalice.rl.sandbox.Sandbox;
+import ai.openalice.rl.sandbox.SandboxException;
+import ai.openalice.rl.sandbox.SandboxProvider;
+import ai.openalice.rl.sandbox.SandboxSpec;
+import ai.openalice.rl.sandbox.Shell;
+import ai.openalice.rl.sandbox.WorkspaceSource;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The verifier harness, faithful to SWE-bench's: a fresh sandbox at the task's base (never the
+ * agent's), the candidate patch applied ({@code git apply}, then {@code patch --fuzz}), every test
+ * file it touched and every file of the hidden {@code test_patch} reset to the base, the hidden
+ * tests applied, the test command run, per-test results read from the declared report. Resolved
+ * iff every FAIL_TO_PASS and PASS_TO_PASS test passed; a listed test that did not run counts as
+ * failed. Failures of the sandbox or the task itself are {@code infra_error}, never a verdict.
+ */
+public final class Harness {
+    private static final Duration STEP = Duration.ofMinutes(2);
+    private static final String WORK = ".alice-rl-verify";
+
+    private final SandboxProvider sandboxes;
+    private final VerifierOptions options;
+
+    public Harness(SandboxProvider sandboxes, VerifierOptions options) {
+        this.sandboxes = sandboxes;
+        this.options = options;
+    }
+
+    public Verdict verify(Task task, String patch) {
+        long start = System.nanoTime();
+        try (Sandbox s = sandboxes.create(spec(task))) {
+            ExecResult head = s.exec("git rev-parse HEAD", STEP);
+            if (!head.ok()) {
+                return infra(task, start, "the task's workspace has no base commit: " + head.stderr().strip());
+            }
+            String base = head.stdout().strip();
+            Set<String> candidatePaths = PatchPaths.of(patch);
+            if (patch != null && !patch.isBlank()) {
+                String failure = apply(s, patch, true);
+                if (failure != null) {
+                    return verdict(task, VerificationStatus.PATCH_FAILED, Map.of(), List.of(), 0, start, failure, "");
+                }
+            }
+            var reset = new LinkedHashSet<String>();
+            candidatePaths.stream().filter(TestFiles::isProtected).forEach(reset::add);
+            reset.addAll(PatchPaths.of(task.testPatch()));
+            resetToBase(s, base, reset);
+            if (task.testPatch() != null && !task.testPatch().isBlank()) {
+                String failure = apply(s, task.testPatch(), false);
+                if (failure != null) {
+                    return infra(task, start, "the task's test_patch does not apply to its base: " + failure);
+                }
+            }
+            var runs = new ArrayList<Map<String, TestStatus>>();
+            TestRun first = TestRun.execute(s, task);
+            if (first.timedOut()) {
+                return verdict(task, VerificationStatus.TIMED_OUT, first.results(), List.of(first.results()), 1, start,
+                        "the test command ran past " + task.limits().testTimeoutS() + " s", first.tail(8000));
+            }
+            if (first.results().isEmpty() && (first.exitCode() >= 128 || first.exitCode() == 126 || first.exitCode() == 127)) {
+                return infra(task, start, "the test command " + (first.exitCode() >= 128 ? "was killed by signal " + (first.exitCode() - 128)
+                        : "could not run (exit " + first.exitCode() + ")") + " before any test reported: " + lastLine(first.output()));
+            }
+            runs.add(first.results());
+            for (int i = 0; i < options.rerunFailures() && !allListedPassed(task, combine(task, runs).results()); i++) {
+                TestRun again = TestRun.execute(s, task);
+                if (again.timedOut()) {
+                    break;
+                }
+                runs.add(again.results());
+            }
+            Combined c = combine(task, runs);
+            boolean resolved = allPassed(c.results());
+            return verdict(task, resolved ? VerificationStatus.RESOLVED : VerificationStatus.UNRESOLVED, c.results(), runs, runs.size(),
+                    start, null, first.tail(8000), c.flaky());
+        } catch (SandboxException e) {
+            return infra(task, start, e.getMessage());
+        } catch (IllegalArgumentException e) {
+            return infra(task, start, "bad task: " + e.getMessage());
+        }
+    }
+
+    private SandboxSpec spec(Task task) {
+        var env = new HashMap<String, String>();
+        var mounts = new ArrayList<SandboxSpec.ReadOnlyMount>();
+        String javaHome = System.getProperty("java.home");
+        if (javaHome != null && javaHome.startsWith("/usr/")) {
+            env.put("JAVA_HOME", javaHome);
+        }
+        if (options.mavenRepository() != null) {
+            mounts.add(new SandboxSpec.ReadOnlyMount(options.mavenRepository(), "/maven-repo"));
+            env.put("MAVEN_OPTS", "-Dmaven.repo.local=/tmp/m2 -Dmaven.repo.local.tail=/maven-repo");
+            env.put("MAVEN_ARGS", "-o -B");
+        }
+        if (options.mavenHome() != null) {
+            mounts.add(new SandboxSpec.ReadOnlyMount(options.mavenHome(), "/opt/maven"));
+            env.put("PATH", "/opt/maven/bin:" + "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+        }
+        return SandboxSpec.of(WorkspaceSource.of(task.workspace(), options.mirrors())).withLimits(options.limits()).withEnv(env)
+                .withMounts(mounts).withLabels(Map.of("task", task.instanceId(), "purpose", "verify"));
+    }
+
+    /** Applies a patch in the sandbox; returns null on success or why it did not apply. */
+    private static String apply(Sandbox s, String patch, boolean allowFuzz) {
+        s.writeFile(WORK + "/change.patch", patch.endsWith("\n") ? patch : patch + "\n");
+        String p = WORK + "/change.patch";
+        String script = "git apply --whitespace=nowarn " + p + " 2>" + WORK + "/git.err && exit 0; "
+                + (allowFuzz ? "patch -p1 --batch --forward --fuzz=3 --no-backup-if-mismatch --dry-run -i " + p + " > " + WORK + "/patch.out 2>&1"
+                        + " && patch -p1 --batch --forward --fuzz=3 --no-backup-if-mismatch -i " + p + " >/dev/null 2>&1 && exit 0; " : "")
+                + "cat " + WORK + "/git.err; [ -f " + WORK + "/patch.out ] && tail -n 5 " + WORK + "/patch.out; exit 1";
+        ExecResult r = s.exec(script, STEP);
+        s.exec("rm -rf " + WORK, STEP);
+        return r.ok() ? null : ("git apply and patch --fuzz=3 both failed: " + r.stdout().strip()).strip();
+    }
+
+    private static void resetToBase(Sandbox s, String base, Set<String> paths) {
+        var script = new StringBuilder();
+        for (String path : paths) {
+            if (path.startsWith("/") || path.contains("..") || path.isBlank()) {
+                continue;
+            }
+            String q = Shell.quote(path);
+            script.append("if git cat-file -e ").append(Shell.quote(base + ":" + path)).append(" 2>/dev/null; then git checkout -q ")
+                    .append(base).append(" -- ").append(q).append("; else rm -rf -- ").append(q).append("; fi\n");
+        }
+        if (!script.isEmpty()) {
+            ExecResult r = s.exec(script.toString(), STEP);
+            if (!r.ok()) {
+                throw new SandboxException(SandboxException.Reason.IO, "resetting test files failed: " + r.stderr().strip());
+            }
+        }
+    }
+
+    /** Outcomes of the listed tests (missing when absent), combined over runs by the flaky rule. */
+    record Combined(Map<String, TestStatus> results, List<String> flaky) {}
+
+    Combined combine(Task task, List<Map<String, TestStatus>> runs) {
+        var out = new LinkedHashMap<String, TestStatus>();
+        var flaky = new ArrayList<String>();
+        var listed = new ArrayList<String>(task.failToPass());
+        listed.addAll(task.passToPass());
+        for (String id : listed) {
+            List<TestStatus> seen = runs.stream().map(r -> r.getOrDefault(id, TestStatus.MISSING)).toList();
+            long passes = seen.stream().filter(x -> x == TestStatus.PASSED).count();
+            if (passes > 0 && passes < seen.size()) {
+                flaky.add(id);
+            }
+            TestStatus firstFailure = seen.stream().filter(x -> x != TestStatus.PASSED).findFirst().orElse(TestStatus.PASSED);
+            boolean pass = switch (options.flakyRule()) {
+                case STRICT -> passes == seen.size();
+                case MAJORITY -> passes * 2 > seen.size();
+                case ANY -> passes > 0;
+            };
+            out.put(id, pass ? TestStatus.PASSED : firstFailure);
+        }
+        return new Combined(out, flaky);
+    }
+
+    private static boolean allPassed(Map<String, TestStatus> listed) {
+        return listed.values().stream().allMatch(s -> s == TestStatus.PASSED);
+    }
+
+    private boolean allListedPassed(Task task, Map<String, TestStatus> listed) {
+        return allPassed(listed);
+    }
+
+    private Verdict verdict(Task task, VerificationStatus status, Map<String, TestStatus> results, List<Map<String, TestStatus>> runs, int n,
+            long start, String reason, String log) {
+        return verdict(task, status, combine(task, runs.isEmpty() ? List.of(results) : runs).results(), runs, n, start, reason, log, List.of());
+    }
+
+    private Verdict verdict(Task task, VerificationStatus status, Map<String, TestStatus> combined, List<Map<String, TestStatus>> runs, int n,
+            long start, String reason, String log, List<String> flaky) {
+        var f2p = new LinkedHashMap<String, TestStatus>();
+        var p2p = new LinkedHashMap<String, TestStatus>();
+        for (String id : task.failToPass()) {
+            f2p.put(id, combined.getOrDefault(id, TestStatus.MISSING));
+        }
+        for (String id : task.passToPass()) {
+            p2p.put(id, combined.getOrDefault(id, TestStatus.MISSING));
+        }
+        return new Verdict(task.instanceId(), status, f2p, p2p, flaky, options.flakyRule(), n, (System.nanoTime() - start) / 1_000_000,
+                reason, log);
+    }
+
+    private Verdict infra(Task task, long start, String reason) {
+        return verdict(task, VerificationStatus.INFRA_ERROR, Map.of(), List.of(), 0, start, reason, "", List.of());
+    }
+
+    private static String lastLine(String s) {
+        String[] lines = s.strip().split("\n");
+        return lines.length == 0 ? "" : lines[lines.length - 1];
+    }
+}

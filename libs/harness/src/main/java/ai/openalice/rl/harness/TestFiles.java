@@ -1,0 +1,27 @@
+package ai.openalice.rl.harness;
+
+import java.util.regex.Pattern;
+
+/**
+ * Which paths are tests or test configuration. The harness resets every such path the candidate
+ * touched, so that an agent's edits to tests — or a conftest.py, JUnit configuration or Python
+ * start-up hook that rewrites results — never count.
+ */
+public final class TestFiles {
+    private static final Pattern TEST = Pattern.compile(
+            "(^|/)(tests?|testing|src/test)/"              // test folders
+                    + "|(^|/)test_[^/]*\\.py$|_tests?\\.py$"    // python test modules
+                    + "|(^|/)[^/]*Tests?\\.(java|kt|scala)$"    // JUnit classes
+                    + "|(^|/)[^/]*IT\\.java$");
+    private static final Pattern CONFIG = Pattern.compile(
+            "(^|/)(conftest\\.py|pytest\\.ini|tox\\.ini|noxfile\\.py|sitecustomize\\.py|usercustomize\\.py"
+                    + "|junit-platform\\.properties|[^/]*\\.pth)$"
+                    + "|(^|/)META-INF/services/org\\.junit\\.");
+
+    private TestFiles() {}
+
+    /** A test file or a file that configures how tests run or report. */
+    public static boolean isProtected(String path) {
+        return TEST.matcher(path).find() || CONFIG.matcher(path).find();
+    }
+}

@@ -1,0 +1,61 @@
+package ai.openalice.rl.harness;
+
+import ai.openalice.rl.events.TestStatus;
+import ai.openalice.rl.events.task.Task;
+import ai.openalice.rl.events.task.TestReportSpec;
+import ai.openalice.rl.harness.reports.JunitXmlParser;
+import ai.openalice.rl.harness.reports.PytestParser;
+import ai.openalice.rl.harness.reports.TestReportParser;
+import ai.openalice.rl.harness.reports.UnittestParser;
+import ai.openalice.rl.sandbox.ExecResult;
+import ai.openalice.rl.sandbox.Sandbox;
+import ai.openalice.rl.sandbox.SandboxFileException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/** One run of a task's test command in a sandbox, and the per-test outcomes read from its declared report. */
+record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, String output) {
+    private static final Pattern SAFE_GLOB = Pattern.compile("^[A-Za-z0-9_./*?\\-\\[\\]]+$");
+
+    static TestRun execute(Sandbox s, Task task) {
+        TestReportSpec report = task.testReport();
+        String glob = report instanceof TestReportSpec.JunitXml j ? j.path() : null;
+        if (glob != null) {
+            if (!SAFE_GLOB.matcher(glob).matches() || glob.startsWith("/") || glob.contains("..")) {
+                throw new IllegalArgumentException("test_report.path '" + glob + "' must be a relative glob of letters, digits and ./*?-_[]");
+            }
+            // Stale or planted reports (an agent could commit a passing TEST-*.xml) never count.
+            s.exec("shopt -s globstar nullglob; rm -f -- " + glob, Duration.ofMinutes(1));
+        }
+        ExecResult r = s.exec(task.testCommand(), Duration.ofSeconds(task.limits().testTimeoutS()));
+        String output = r.stdout() + "\n" + r.stderr();
+        List<String> files = new ArrayList<>();
+        if (glob != null) {
+            ExecResult list = s.exec("shopt -s globstar nullglob; for f in " + glob + "; do [ -f \"$f\" ] && printf '%s\\n' \"$f\"; done",
+                    Duration.ofMinutes(1));
+            for (String f : list.stdout().split("\n")) {
+                if (!f.isBlank()) {
+                    try {
+                        files.add(s.readFile(f));
+                    } catch (SandboxFileException e) {
+                        // unreadable report: its tests stay missing
+                    }
+                }
+            }
+        }
+        TestReportParser parser = switch (report) {
+            case TestReportSpec.JunitXml j -> new JunitXmlParser();
+            case TestReportSpec.Unittest u -> new UnittestParser();
+            case TestReportSpec.Pytest p -> new PytestParser();
+        };
+        return new TestRun(parser.parse(output, files), r.exitCode(), r.timedOut(), output);
+    }
+
+    /** The last lines of the run's output, for the verdict's log. */
+    String tail(int chars) {
+        return output.length() <= chars ? output : output.substring(output.length() - chars);
+    }
+}

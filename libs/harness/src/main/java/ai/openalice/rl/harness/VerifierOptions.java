@@ -1,0 +1,35 @@
+package ai.openalice.rl.harness;
+
+import ai.openalice.rl.sandbox.SandboxLimits;
+import java.nio.file.Path;
+
+/**
+ * How the harness runs.
+ *
+ * @param rerunFailures how many extra runs when a listed test did not pass (0 = none)
+ * @param flakyRule how a test with differing outcomes is judged
+ * @param mavenRepository a local Maven repository exposed read-only at {@code /maven-repo} (as the
+ *     tail of a writable one in /tmp), for offline Java builds; it must be readable by sandbox
+ *     users (not under a 0700 home); null = none
+ * @param mavenHome a Maven 3.9+ installation exposed at {@code /opt/maven} and put first on PATH; null = the system's
+ * @param mirrors the folder of git mirrors that tasks without {@code workspace} resolve to
+ * @param limits the verification sandbox's limits
+ */
+public record VerifierOptions(int rerunFailures, FlakyRule flakyRule, Path mavenRepository, Path mavenHome, Path mirrors, SandboxLimits limits) {
+
+    public static VerifierOptions defaults() {
+        return new VerifierOptions(0, FlakyRule.STRICT, null, null, null, SandboxLimits.defaults().withOutputBytes(4 * 1024 * 1024));
+    }
+
+    public VerifierOptions withReruns(int n, FlakyRule rule) {
+        return new VerifierOptions(n, rule, mavenRepository, mavenHome, mirrors, limits);
+    }
+
+    public VerifierOptions withMaven(Path repository, Path home) {
+        return new VerifierOptions(rerunFailures, flakyRule, repository, home, mirrors, limits);
+    }
+
+    public VerifierOptions withMirrors(Path m) {
+        return new VerifierOptions(rerunFailures, flakyRule, mavenRepository, mavenHome, m, limits);
+    }
+}

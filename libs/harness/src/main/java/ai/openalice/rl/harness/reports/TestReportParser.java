@@ -1,0 +1,29 @@
+package ai.openalice.rl.harness.reports;
+
+import ai.openalice.rl.events.TestStatus;
+import java.util.Map;
+
+/** Per-test outcomes read from a test run: test id → status. A test that is not in the map did not run. */
+public interface TestReportParser {
+
+    /**
+     * @param output the run's stdout and stderr, for formats read from the console
+     * @param files the report files' contents, for formats written to files (JUnit XML)
+     */
+    Map<String, TestStatus> parse(String output, java.util.List<String> files);
+
+    /** Keeps the worse of two outcomes for one id (a test reported twice, e.g. by two report files). */
+    static TestStatus worse(TestStatus a, TestStatus b) {
+        return rank(a) >= rank(b) ? a : b;
+    }
+
+    private static int rank(TestStatus s) {
+        return switch (s) {
+            case PASSED -> 0;
+            case SKIPPED -> 1;
+            case MISSING -> 2;
+            case FAILED -> 3;
+            case ERROR -> 4;
+        };
+    }
+}
