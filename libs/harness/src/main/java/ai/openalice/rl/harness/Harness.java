@@ -100,6 +100,10 @@ public final class Harness {
         if (javaHome != null && javaHome.startsWith("/usr/")) {
             env.put("JAVA_HOME", javaHome);
         }
+        // JVMs size their reservations by the host's memory, which the sandbox's address-space
+        // limit would refuse; every JVM in the sandbox (Maven, Surefire's fork) picks these up.
+        env.put("JAVA_TOOL_OPTIONS", "-Xmx1g -XX:MaxMetaspaceSize=512m -XX:ReservedCodeCacheSize=128m -XX:CompressedClassSpaceSize=128m"
+                + " -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
         if (options.mavenRepository() != null) {
             mounts.add(new SandboxSpec.ReadOnlyMount(options.mavenRepository(), "/maven-repo"));
             env.put("MAVEN_OPTS", "-Dmaven.repo.local=/tmp/m2 -Dmaven.repo.local.tail=/maven-repo");

@@ -160,7 +160,7 @@ class PythonHarnessTest {
     void aTimeoutIsTimedOutNotResolved() throws Exception {
         var slow = new HashMap<String, String>();
         slow.put("calc/ops.py", OPS_FIXED + "\nimport time\ntime.sleep(30)\n");
-        ObjectNode node = (ObjectNode) task("unittest").raw();
+        ObjectNode node = task("unittest").raw();
         node.putObject("limits").put("test_timeout_s", 2);
         Task t = ((TaskParser.Result.Valid) new TaskParser(Path.of("/")).parse(node)).task();
         Verdict v = harness.verify(t, repo.patch(slow));
