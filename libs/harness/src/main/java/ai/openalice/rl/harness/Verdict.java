@@ -15,8 +15,9 @@ public record Verdict(
         List<String> flaky, FlakyRule flakyRule, int runs, long durationMs, String reason, String log) {
 
     public Verdict {
-        failToPass = Map.copyOf(failToPass);
-        passToPass = Map.copyOf(passToPass);
+        // In the task's order: verdicts are read by people and diffed by scripts.
+        failToPass = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(failToPass));
+        passToPass = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(passToPass));
         flaky = List.copyOf(flaky);
     }
 
