@@ -2,12 +2,17 @@ package ai.openalice.rl.events;
 
 import java.util.UUID;
 
-/** An episode that ended: its patch, its trajectory, why it ended, and where the time went. */
+/**
+ * An episode that ended: its patch, its trajectory, why it ended, and where the time went.
+ * {@code taskVersion} is the task revision the episode ran (from the request), so the verifier
+ * judges it against the same hidden tests.
+ */
 public record RolloutCompleted(
         String taskId,
         UUID groupId,
         UUID rolloutId,
         long policyVersion,
+        int taskVersion,
         int attempt,
         String runnerId,
         Termination termination,
