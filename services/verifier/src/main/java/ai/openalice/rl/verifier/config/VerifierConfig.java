@@ -1,0 +1,58 @@
+package ai.openalice.rl.verifier.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+/** The verifier service's settings ({@code verifier.*}). */
+@ConfigMapping(prefix = "verifier")
+public interface VerifierConfig {
+
+    /** Who this instance is in claims and logs; defaults to the host name. */
+    Optional<String> instanceId();
+
+    /** Extra runs of the test command when a listed test fails, to detect flaky tests. */
+    @WithDefault("0")
+    int reruns();
+
+    /** How a test with differing outcomes is judged: strict, majority or any. */
+    @WithDefault("strict")
+    String flakyRule();
+
+    /** Git mirrors folder for tasks given as repo + base_commit. */
+    Optional<Path> mirrors();
+
+    /** Local Maven repository mounted read-only in sandboxes for offline Java builds. */
+    Optional<Path> mavenRepository();
+
+    /** Maven 3.9+ installation used inside sandboxes. */
+    Optional<Path> mavenHome();
+
+    /** Where local sandboxes live. */
+    @WithDefault("/tmp/alice-rl-verifier-sandboxes")
+    Path sandboxRoot();
+
+    /** After this, a verification claimed by an instance that went silent may be taken over. */
+    @WithDefault("PT30M")
+    Duration claimLease();
+
+    /** How often unsent outbox events are relayed to Kafka (1 s at least). */
+    @WithDefault("1s")
+    String outboxInterval();
+
+    /** Waiting for a task that has not arrived yet (tasks.submitted and rollouts.completed are separate topics). */
+    TaskWait taskWait();
+
+    /** The bounded retry of waiting for a task. */
+    interface TaskWait {
+        /** How many times to look for the task. */
+        @WithDefault("8")
+        int attempts();
+
+        /** The first pause; it doubles after each attempt. */
+        @WithDefault("PT0.25S")
+        Duration initialBackoff();
+    }
+}

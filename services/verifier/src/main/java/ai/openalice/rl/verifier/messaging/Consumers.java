@@ -1,0 +1,31 @@
+package ai.openalice.rl.verifier.messaging;
+
+import ai.openalice.rl.verifier.service.VerificationService;
+import io.smallrye.reactive.messaging.annotations.Blocking;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+
+/** The verifier's Kafka inputs; the work is in {@link VerificationService}. */
+@ApplicationScoped
+public class Consumers {
+    @Inject
+    VerificationService service;
+
+    /** Tasks, to know each rollout's hidden tests. Bad tasks are the dispatcher's to reject; they are skipped here. */
+    @Incoming(Channels.TASKS_SUBMITTED)
+    @Blocking
+    public void task(byte[] value) {
+        service.rememberTask(value);
+    }
+
+    /**
+     * Verifies one rollout on the bounded {@code verify} worker pool. A malformed event throws,
+     * which sends it to the dead-letter topic with the reason.
+     */
+    @Incoming(Channels.ROLLOUTS_COMPLETED)
+    @Blocking(value = "verify", ordered = false)
+    public void rollout(byte[] value) {
+        service.verify(value);
+    }
+}

@@ -1,0 +1,76 @@
+package ai.openalice.rl.verifier.repository;
+
+import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.harness.Verdict;
+import io.vertx.core.json.JsonObject;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * One verification per rollout: a claim before the (long) run, so that a redelivered event never
+ * runs the harness twice, and the verdict written with its announcing event in one transaction
+ * (the outbox).
+ */
+@ApplicationScoped
+public class VerificationRepository {
+    @Inject
+    Pool pool;
+
+    /**
+     * Claims the rollout for {@code owner}: true when nobody has verified it and nobody holds a
+     * live claim (claims older than {@code lease} are taken over, their owner presumed dead).
+     */
+    public boolean claim(RolloutCompleted e, String owner, Duration lease) {
+        var rows = pool.preparedQuery("""
+                INSERT INTO verifier.verifications (rollout_id, task_id, task_version, group_id, policy_version, state, claimed_by, claimed_at)
+                VALUES ($1, $2, $3, $4, $5, 'running', $6, now())
+                ON CONFLICT (rollout_id) DO UPDATE SET claimed_by = EXCLUDED.claimed_by, claimed_at = now()
+                  WHERE verifier.verifications.state = 'running'
+                    AND verifier.verifications.claimed_at < now() - make_interval(secs => $7)
+                RETURNING rollout_id""")
+                .execute(Tuple.from(new Object[] {e.rolloutId(), e.taskId(), e.taskVersion(), e.groupId(), e.policyVersion(), owner,
+                        (double) lease.toSeconds()}))
+                .await().atMost(TaskRepository.DB);
+        return rows.rowCount() == 1;
+    }
+
+    /**
+     * Stores the verdict and its event (for {@code channel}, keyed by {@code key}) atomically.
+     * Fails when the claim was lost meanwhile, so that only one verdict is ever announced.
+     */
+    public void complete(UUID rolloutId, String owner, Verdict v, String channel, String key, byte[] event) {
+        var verdict = new JsonObject(Map.of("status", v.status().wire(), "reason", v.reason() == null ? "" : v.reason(),
+                "runs", v.runs(), "durationMs", v.durationMs()));
+        pool.withTransaction(conn -> conn.preparedQuery("""
+                        UPDATE verifier.verifications SET state = 'done', status = $3, resolved = $4, verdict = $5, finished_at = now()
+                        WHERE rollout_id = $1 AND state = 'running' AND claimed_by = $2""")
+                        .execute(Tuple.of(rolloutId, owner, v.status().wire(), v.resolved(), verdict))
+                        .chain(updated -> {
+                            if (updated.rowCount() != 1) {
+                                throw new IllegalStateException("lost the claim on rollout " + rolloutId);
+                            }
+                            return conn.preparedQuery("INSERT INTO verifier.outbox (topic, event_key, payload) VALUES ($1, $2, $3)")
+                                    .execute(Tuple.of(channel, key, io.vertx.core.buffer.Buffer.buffer(event)));
+                        }))
+                .await().atMost(TaskRepository.DB);
+    }
+
+    /** Gives up a claim (the verification could not be finished), so that a redelivery may run it. */
+    public void release(UUID rolloutId, String owner) {
+        pool.preparedQuery("DELETE FROM verifier.verifications WHERE rollout_id = $1 AND state = 'running' AND claimed_by = $2")
+                .execute(Tuple.of(rolloutId, owner)).await().atMost(TaskRepository.DB);
+    }
+
+    /** 'running', 'done', or empty when the rollout was never seen. */
+    public Optional<String> state(UUID rolloutId) {
+        var rows = pool.preparedQuery("SELECT state FROM verifier.verifications WHERE rollout_id = $1").execute(Tuple.of(rolloutId))
+                .await().atMost(TaskRepository.DB);
+        return rows.iterator().hasNext() ? Optional.of(rows.iterator().next().getString("state")) : Optional.empty();
+    }
+}

@@ -1,0 +1,153 @@
+package ai.openalice.rl.verifier.service;
+
+import ai.openalice.rl.events.Envelope;
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.events.TaskSubmitted;
+import ai.openalice.rl.events.Termination;
+import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.events.VerificationCompleted;
+import ai.openalice.rl.events.VerificationStatus;
+import ai.openalice.rl.events.task.Task;
+import ai.openalice.rl.events.task.TaskVersioning;
+import ai.openalice.rl.harness.FlakyRule;
+import ai.openalice.rl.harness.Harness;
+import ai.openalice.rl.harness.Verdict;
+import ai.openalice.rl.verifier.config.VerifierConfig;
+import ai.openalice.rl.verifier.messaging.Channels;
+import ai.openalice.rl.verifier.repository.TaskRepository;
+import ai.openalice.rl.verifier.repository.VerificationRepository;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jboss.logging.Logger;
+
+/**
+ * Verifies rollouts: claims each rollout once, finds its task at the version it ran, runs the
+ * harness (or passes an infrastructure failure of the episode through, never as a failed
+ * verdict), and stores the verdict with its {@code verifications.completed} event.
+ */
+@ApplicationScoped
+public class VerificationService {
+    private static final Logger LOG = Logger.getLogger(VerificationService.class);
+
+    @Inject
+    Harness harness;
+
+    @Inject
+    TaskRepository tasks;
+
+    @Inject
+    VerificationRepository verifications;
+
+    @Inject
+    VerifierConfig config;
+
+    @Inject
+    MeterRegistry registry;
+
+    /** Storing a verdict survives a database hiccup: 4 attempts, 0.5 s doubling. */
+    static final BoundedRetry STORE_RETRY = new BoundedRetry(4, java.time.Duration.ofMillis(500));
+
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private String owner;
+
+    @jakarta.annotation.PostConstruct
+    void init() {
+        owner = config.instanceId().orElseGet(() -> {
+            try {
+                return java.net.InetAddress.getLocalHost().getHostName() + "-" + ProcessHandle.current().pid();
+            } catch (java.net.UnknownHostException e) {
+                return "verifier-" + ProcessHandle.current().pid();
+            }
+        });
+        registry.gauge("verifier_in_flight", inFlight);
+    }
+
+    public void rememberTask(byte[] value) {
+        switch (EventCodec.<TaskSubmitted>decode(Topic.TASKS_SUBMITTED, value)) {
+            case EventCodec.Decoded.Malformed<TaskSubmitted> m -> LOG.debugf("skipping a malformed task event: %s", m.reason());
+            case EventCodec.Decoded.Ok<TaskSubmitted> ok -> {
+                TaskSubmitted t = ok.envelope().payload();
+                if (t.task() == null || !t.task().path("instance_id").isTextual()) {
+                    return;
+                }
+                var decision = tasks.store(t.task().get("instance_id").asText(), t.task(), t.newVersion());
+                LOG.debugf("task %s: %s", t.task().get("instance_id").asText(), decision);
+            }
+        }
+    }
+
+    public void verify(byte[] value) {
+        Envelope<RolloutCompleted> in = switch (EventCodec.<RolloutCompleted>decode(Topic.ROLLOUTS_COMPLETED, value)) {
+            case EventCodec.Decoded.Malformed<RolloutCompleted> m -> {
+                registry.counter("verifier_malformed_events_total").increment();
+                throw new MalformedEventException(m.reason());
+            }
+            case EventCodec.Decoded.Ok<RolloutCompleted> ok -> ok.envelope();
+        };
+        RolloutCompleted e = in.payload();
+        if (!verifications.claim(e, owner, config.claimLease())) {
+            registry.counter("verifier_duplicates_total").increment();
+            LOG.infof("%s already verified or being verified: redelivery ignored", e.logContext());
+            return;
+        }
+        inFlight.incrementAndGet();
+        try {
+            Verdict v = judge(e);
+            var event = Envelope.of(toEvent(e, v), in.traceparent());
+            byte[] bytes = EventCodec.encode(event);
+            STORE_RETRY.run(() -> verifications.complete(e.rolloutId(), owner, v, Channels.VERIFICATIONS_COMPLETED, event.key(), bytes));
+            registry.counter("verifier_verdicts_total", "status", v.status().wire()).increment();
+            LOG.infof("%s %s in %d ms%s", e.logContext(), v.status().wire(), v.durationMs(), v.reason() == null ? "" : ": " + v.reason());
+        } catch (RuntimeException failure) {
+            // Nothing is lost: the claim is given back and the event goes to the dead-letter topic
+            // with this reason, from where an operator replays it.
+            try {
+                verifications.release(e.rolloutId(), owner);
+            } catch (RuntimeException inner) {
+                failure.addSuppressed(inner);
+            }
+            throw new IllegalStateException(e.logContext() + ": could not store the verdict: " + failure.getMessage(), failure);
+        } finally {
+            inFlight.decrementAndGet();
+        }
+    }
+
+    private Verdict judge(RolloutCompleted e) {
+        if (e.termination() == Termination.INFRA_ERROR) {
+            String why = e.error() == null ? "unknown" : e.error().kind() + ": " + e.error().message();
+            return infra(e, "the episode ended in an infrastructure error (" + why + "); nothing to verify");
+        }
+        Optional<Task> task = waitForTask(e.taskId(), e.taskVersion());
+        if (task.isEmpty()) {
+            return infra(e, "task " + e.taskId() + " v" + e.taskVersion() + " has not arrived on tasks.submitted");
+        }
+        return harness.verify(task.get(), e.patch());
+    }
+
+    /** The task may trail the rollout (separate topics): look again with a doubling pause, a bounded number of times. */
+    private Optional<Task> waitForTask(String taskId, int version) {
+        var retry = new BoundedRetry(config.taskWait().attempts(), config.taskWait().initialBackoff());
+        return retry.until(() -> tasks.find(taskId, version), Optional::isPresent);
+    }
+
+    private Verdict infra(RolloutCompleted e, String reason) {
+        return new Verdict(e.taskId(), VerificationStatus.INFRA_ERROR, Map.of(), Map.of(), List.of(), FlakyRule.of(config.flakyRule()), 0, 0,
+                reason, "");
+    }
+
+    static VerificationCompleted toEvent(RolloutCompleted e, Verdict v) {
+        return new VerificationCompleted(e.taskId(), e.groupId(), e.rolloutId(), e.policyVersion(), v.status(), v.resolved(),
+                v.failToPass(), v.passToPass(), v.flaky(), v.durationMs(), null, v.reason());
+    }
+
+    /** Exposed for the decision log of task intake. */
+    static String describe(TaskVersioning.Decision d) {
+        return d.toString();
+    }
+}
