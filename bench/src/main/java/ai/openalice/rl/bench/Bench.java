@@ -19,8 +19,9 @@ public final class Bench {
         switch (suite) {
             case "rl-core" -> rlCore();
             case "sandbox" -> SandboxBench.run(args);
+            case "verifier" -> VerifierBench.run(args);
             default -> {
-                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox");
+                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier");
                 System.exit(2);
             }
         }

@@ -10,10 +10,10 @@ import java.util.List;
 import java.util.Map;
 
 /** A git repository written by a test, and patches made against its base commit. */
-final class FixtureRepo {
+public final class FixtureRepo {
     private static final Duration T = Duration.ofMinutes(2);
-    final Path dir;
-    final String base;
+    public final Path dir;
+    public final String base;
 
     private FixtureRepo(Path dir, String base) {
         this.dir = dir;
@@ -21,7 +21,7 @@ final class FixtureRepo {
     }
 
     /** Writes {@code files} (path → content), commits them, and returns the repository. */
-    static FixtureRepo create(Path dir, Map<String, String> files) throws IOException {
+    public static FixtureRepo create(Path dir, Map<String, String> files) throws IOException {
         write(dir, files);
         git(dir, "init", "-q");
         git(dir, "add", "-A");
@@ -30,7 +30,7 @@ final class FixtureRepo {
     }
 
     /** The diff that turns the base into the base plus {@code changes} (content, or null to delete). */
-    String patch(Map<String, String> changes) throws IOException {
+    public String patch(Map<String, String> changes) throws IOException {
         Path work = Files.createTempDirectory("fixture-patch");
         HostCommand.check(List.of("git", "clone", "-q", dir.toString(), work.toString()), null, T);
         for (var e : changes.entrySet()) {
