@@ -1,0 +1,204 @@
+package ai.openalice.rl.model;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The built-in causal LM in DJL NDArray ops (PyTorch engine), for training and reference
+ * inference. Parameters are plain named NDArrays (see {@link #parameterNames}), which the ONNX
+ * export and the checkpoint format read by the same names.
+ */
+public final class Gpt implements AutoCloseable {
+    private static final float MASKED = -1e9f;
+
+    private final GptConfig config;
+    private final NDManager manager;
+    private final Map<String, NDArray> params = new LinkedHashMap<>();
+
+    private Gpt(GptConfig config, NDManager manager) {
+        this.config = config;
+        this.manager = manager;
+    }
+
+    /** A new model with GPT-2's initialisation (normal 0.02, residual projections scaled by 1/√(2L)), seeded. */
+    public static Gpt initialise(GptConfig config, long seed) {
+        NDManager m = NDManager.newBaseManager();
+        var gpt = new Gpt(config, m);
+        var rnd = new java.util.Random(seed);
+        float residualStd = (float) (0.02 / Math.sqrt(2.0 * config.layers()));
+        for (String name : parameterNames(config)) {
+            Shape shape = shapeOf(config, name);
+            NDArray p;
+            if (name.endsWith(".gamma")) {
+                p = m.ones(shape);
+            } else if (name.endsWith(".beta") || name.endsWith(".bias")) {
+                p = m.zeros(shape);
+            } else {
+                float std = name.endsWith("attn.proj") || name.endsWith("mlp.out") ? residualStd : 0.02f;
+                p = m.create(gaussian(rnd, (int) shape.size(), std), shape);
+            }
+            p.setRequiresGradient(true);
+            gpt.params.put(name, p);
+        }
+        return gpt;
+    }
+
+    /** A model with the given parameter values (e.g. read from a checkpoint). */
+    public static Gpt withParameters(GptConfig config, Map<String, float[]> values) {
+        NDManager m = NDManager.newBaseManager();
+        var gpt = new Gpt(config, m);
+        for (String name : parameterNames(config)) {
+            float[] v = values.get(name);
+            if (v == null) {
+                throw new IllegalArgumentException("parameter " + name + " is missing");
+            }
+            Shape shape = shapeOf(config, name);
+            if (v.length != shape.size()) {
+                throw new IllegalArgumentException("parameter " + name + " has " + v.length + " values, expected " + shape);
+            }
+            NDArray p = m.create(v, shape);
+            p.setRequiresGradient(true);
+            gpt.params.put(name, p);
+        }
+        return gpt;
+    }
+
+    private static float[] gaussian(java.util.Random rnd, int n, float std) {
+        float[] out = new float[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = (float) (rnd.nextGaussian() * std);
+        }
+        return out;
+    }
+
+    /** Every parameter's name, in a fixed order. */
+    public static List<String> parameterNames(GptConfig c) {
+        var names = new java.util.ArrayList<String>(List.of("wte", "wpe"));
+        for (int l = 0; l < c.layers(); l++) {
+            String p = "h" + l + ".";
+            names.addAll(List.of(p + "ln1.gamma", p + "ln1.beta", p + "attn.qkv", p + "attn.qkv.bias", p + "attn.proj", p + "attn.proj.bias",
+                    p + "ln2.gamma", p + "ln2.beta", p + "mlp.in", p + "mlp.in.bias", p + "mlp.out", p + "mlp.out.bias"));
+        }
+        names.addAll(List.of("lnf.gamma", "lnf.beta"));
+        return names;
+    }
+
+    /** The shape of a parameter: matrices are [in, out] (x · W). */
+    public static Shape shapeOf(GptConfig c, String name) {
+        int d = c.width();
+        String n = name.contains(".") && name.startsWith("h") ? name.substring(name.indexOf('.') + 1) : name;
+        return switch (n) {
+            case "wte" -> new Shape(c.vocabSize(), d);
+            case "wpe" -> new Shape(c.contextLength(), d);
+            case "ln1.gamma", "ln1.beta", "ln2.gamma", "ln2.beta", "lnf.gamma", "lnf.beta", "attn.proj.bias", "mlp.out.bias" -> new Shape(d);
+            case "attn.qkv" -> new Shape(d, 3L * d);
+            case "attn.qkv.bias" -> new Shape(3L * d);
+            case "attn.proj" -> new Shape(d, d);
+            case "mlp.in" -> new Shape(d, 4L * d);
+            case "mlp.in.bias" -> new Shape(4L * d);
+            case "mlp.out" -> new Shape(4L * d, d);
+            default -> throw new IllegalArgumentException("unknown parameter " + name);
+        };
+    }
+
+    public GptConfig config() {
+        return config;
+    }
+
+    public NDManager manager() {
+        return manager;
+    }
+
+    /** The live parameters (trainable NDArrays), by name. */
+    public Map<String, NDArray> parameters() {
+        return java.util.Collections.unmodifiableMap(params);
+    }
+
+    /** Logits [B, T, V] for tokens [B, T] (int64), positions 0..T-1. */
+    public NDArray logits(NDArray tokens) {
+        long b = tokens.getShape().get(0);
+        long t = tokens.getShape().get(1);
+        if (t > config.contextLength()) {
+            throw new IllegalArgumentException(t + " tokens exceed the context length " + config.contextLength());
+        }
+        NDManager m = tokens.getManager();
+        NDArray positions = m.arange(0, (int) t, 1, DataType.INT64);
+        NDArray x = params.get("wte").get(tokens).add(params.get("wpe").get(positions));
+        NDArray mask = causalMask(m, (int) t);
+        for (int l = 0; l < config.layers(); l++) {
+            String p = "h" + l + ".";
+            x = x.add(attention(layerNorm(x, p + "ln1"), p, mask, b, t));
+            x = x.add(mlp(layerNorm(x, p + "ln2"), p));
+        }
+        return layerNorm(x, "lnf").matMul(params.get("wte").transpose());
+    }
+
+    /** log π(target | prefix) for every position: [B, T], targets [B, T] (int64). */
+    public NDArray tokenLogprobs(NDArray tokens, NDArray targets, float temperature) {
+        NDArray logits = logits(tokens);
+        if (temperature != 1f) {
+            logits = logits.div(temperature);
+        }
+        NDArray logp = logits.logSoftmax(-1);
+        return logp.mul(targets.oneHot(config.vocabSize(), DataType.FLOAT32)).sum(new int[] {-1});
+    }
+
+    private NDArray attention(NDArray x, String p, NDArray mask, long b, long t) {
+        int h = config.heads();
+        int hd = config.headSize();
+        NDArray qkv = x.matMul(params.get(p + "attn.qkv")).add(params.get(p + "attn.qkv.bias"));
+        NDList parts = qkv.split(3, 2);
+        NDArray q = heads(parts.get(0), b, t, h, hd);
+        NDArray k = heads(parts.get(1), b, t, h, hd);
+        NDArray v = heads(parts.get(2), b, t, h, hd);
+        NDArray att = q.matMul(k.transpose(0, 1, 3, 2)).mul(1.0f / (float) Math.sqrt(hd)).add(mask).softmax(-1);
+        NDArray y = att.matMul(v).transpose(0, 2, 1, 3).reshape(b, t, (long) h * hd);
+        return y.matMul(params.get(p + "attn.proj")).add(params.get(p + "attn.proj.bias"));
+    }
+
+    private static NDArray heads(NDArray x, long b, long t, int h, int hd) {
+        return x.reshape(b, t, h, hd).transpose(0, 2, 1, 3);
+    }
+
+    private NDArray mlp(NDArray x, String p) {
+        NDArray hdn = x.matMul(params.get(p + "mlp.in")).add(params.get(p + "mlp.in.bias"));
+        // exact GELU: 0.5·x·(1 + erf(x/√2))
+        NDArray gelu = hdn.mul(0.5f).mul(hdn.mul((float) (1 / Math.sqrt(2))).erf().add(1f));
+        return gelu.matMul(params.get(p + "mlp.out")).add(params.get(p + "mlp.out.bias"));
+    }
+
+    private NDArray layerNorm(NDArray x, String name) {
+        NDArray mean = x.mean(new int[] {-1}, true);
+        NDArray centered = x.sub(mean);
+        NDArray var = centered.pow(2).mean(new int[] {-1}, true);
+        return centered.div(var.add(GptConfig.LAYER_NORM_EPS).sqrt()).mul(params.get(name + ".gamma")).add(params.get(name + ".beta"));
+    }
+
+    private static NDArray causalMask(NDManager m, int t) {
+        float[] mask = new float[t * t];
+        for (int i = 0; i < t; i++) {
+            for (int j = i + 1; j < t; j++) {
+                mask[i * t + j] = MASKED;
+            }
+        }
+        return m.create(mask, new Shape(t, t));
+    }
+
+    /** Parameter values as float arrays, by name (copies). */
+    public Map<String, float[]> snapshot() {
+        var out = new LinkedHashMap<String, float[]>();
+        params.forEach((k, v) -> out.put(k, v.toFloatArray()));
+        return out;
+    }
+
+    @Override
+    public void close() {
+        manager.close();
+    }
+}
