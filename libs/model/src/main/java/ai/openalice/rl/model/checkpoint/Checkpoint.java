@@ -1,0 +1,168 @@
+package ai.openalice.rl.model.checkpoint;
+
+import ai.openalice.rl.model.GptConfig;
+import ai.openalice.rl.model.onnx.GptOnnxExport;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The checkpoint format: a folder with {@code model.onnx} (+ {@code model.onnx.data} for large
+ * models), {@code params.bin} (the DJL parameters), {@code optimizer.bin} (the optimizer's state
+ * and step, to resume training) and {@code manifest.json} naming the architecture, tokenizer,
+ * version and step and the sha256 of every file. Written to a temporary folder and renamed, so a
+ * reader never sees half a checkpoint; loading verifies every sha256.
+ */
+public final class Checkpoint {
+    public static final String ONNX = "model.onnx";
+    public static final String PARAMS = "params.bin";
+    public static final String OPTIMIZER = "optimizer.bin";
+    /** Models above this many weight bytes keep their weights in model.onnx.data. */
+    public static final long EXTERNAL_DATA_ABOVE = 512L * 1024 * 1024;
+    private static final ObjectMapper JSON = new ObjectMapper().registerModule(new JavaTimeModule())
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS).enable(SerializationFeature.INDENT_OUTPUT);
+
+    private Checkpoint() {}
+
+    /** A loaded checkpoint: manifest, parameters and optimizer state by name, optimizer step. */
+    public record Loaded(Manifest manifest, Map<String, float[]> params, Map<String, float[]> optimizer, long optimizerStep, Path dir) {
+        public Path onnx() {
+            return dir.resolve(ONNX);
+        }
+    }
+
+    /** Writes a checkpoint into {@code dir} (which must not exist yet). */
+    public static Manifest save(Path dir, GptConfig config, String tokenizer, long policyVersion, long step, Map<String, float[]> params,
+            Map<String, float[]> optimizer, long optimizerStep) {
+        Path tmp = dir.resolveSibling(dir.getFileName() + ".tmp-" + System.nanoTime());
+        try {
+            Files.createDirectories(tmp);
+            long weightBytes = 4L * config.parameterCount();
+            GptOnnxExport.export(config, params, tmp.resolve(ONNX), "v" + policyVersion,
+                    weightBytes > EXTERNAL_DATA_ABOVE ? 0 : Long.MAX_VALUE);
+            writeArrays(tmp.resolve(PARAMS), params, -1);
+            writeArrays(tmp.resolve(OPTIMIZER), optimizer, optimizerStep);
+            var files = new TreeMap<String, Manifest.FileEntry>();
+            try (var list = Files.list(tmp)) {
+                for (Path f : list.toList()) {
+                    files.put(f.getFileName().toString(), new Manifest.FileEntry(sha256(f), Files.size(f)));
+                }
+            }
+            var manifest = new Manifest(Manifest.FORMAT, "gpt", config, tokenizer, policyVersion, step, Instant.now(), files);
+            JSON.writeValue(tmp.resolve(Manifest.FILE_NAME).toFile(), manifest);
+            Files.move(tmp, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            return manifest;
+        } catch (IOException e) {
+            throw new CheckpointException(CheckpointException.Reason.IO, "cannot write checkpoint " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Reads the manifest and checks that every file it names is present with its sha256. */
+    public static Manifest verify(Path dir) {
+        Manifest m;
+        try {
+            m = JSON.readValue(dir.resolve(Manifest.FILE_NAME).toFile(), Manifest.class);
+        } catch (NoSuchFileException | java.io.FileNotFoundException e) {
+            throw new CheckpointException(CheckpointException.Reason.MISSING, dir + " has no " + Manifest.FILE_NAME, e);
+        } catch (IOException e) {
+            throw new CheckpointException(CheckpointException.Reason.CORRUPT, dir + "/" + Manifest.FILE_NAME + " is unreadable: " + e.getMessage(), e);
+        }
+        if (!Manifest.FORMAT.equals(m.format())) {
+            throw new CheckpointException(CheckpointException.Reason.INCOMPATIBLE, dir + " has format " + m.format() + ", expected " + Manifest.FORMAT);
+        }
+        for (var f : m.files().entrySet()) {
+            Path p = dir.resolve(f.getKey());
+            if (!Files.isRegularFile(p)) {
+                throw new CheckpointException(CheckpointException.Reason.MISSING, dir + " lacks " + f.getKey());
+            }
+            try {
+                String actual = sha256(p);
+                if (!actual.equals(f.getValue().sha256())) {
+                    throw new CheckpointException(CheckpointException.Reason.CORRUPT, p + " has sha256 " + actual + ", the manifest says "
+                            + f.getValue().sha256());
+                }
+            } catch (IOException e) {
+                throw new CheckpointException(CheckpointException.Reason.IO, "cannot read " + p + ": " + e.getMessage(), e);
+            }
+        }
+        return m;
+    }
+
+    /** Verifies and loads a checkpoint for resuming training. */
+    public static Loaded load(Path dir) {
+        Manifest m = verify(dir);
+        try {
+            long[] step = new long[1];
+            Map<String, float[]> params = readArrays(dir.resolve(PARAMS), null);
+            Map<String, float[]> optimizer = readArrays(dir.resolve(OPTIMIZER), step);
+            return new Loaded(m, params, optimizer, step[0], dir);
+        } catch (IOException e) {
+            throw new CheckpointException(CheckpointException.Reason.CORRUPT, "cannot read the arrays of " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** sha256 (hex) of a file. */
+    public static String sha256(Path file) throws IOException {
+        try (InputStream in = new DigestInputStream(new BufferedInputStream(Files.newInputStream(file)), MessageDigest.getInstance("SHA-256"))) {
+            in.transferTo(java.io.OutputStream.nullOutputStream());
+            return HexFormat.of().formatHex(((DigestInputStream) in).getMessageDigest().digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void writeArrays(Path file, Map<String, float[]> arrays, long step) throws IOException {
+        try (var out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file)))) {
+            out.writeInt(0x414C4943); // "ALIC"
+            out.writeLong(step);
+            out.writeInt(arrays.size());
+            for (var e : arrays.entrySet()) {
+                out.writeUTF(e.getKey());
+                out.writeInt(e.getValue().length);
+                for (float f : e.getValue()) {
+                    out.writeFloat(f);
+                }
+            }
+        }
+    }
+
+    private static Map<String, float[]> readArrays(Path file, long[] step) throws IOException {
+        try (var in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file)))) {
+            if (in.readInt() != 0x414C4943) {
+                throw new IOException(file.getFileName() + " is not an alice-rl array file");
+            }
+            long s = in.readLong();
+            if (step != null) {
+                step[0] = s;
+            }
+            int n = in.readInt();
+            var out = new LinkedHashMap<String, float[]>();
+            for (int i = 0; i < n; i++) {
+                String name = in.readUTF();
+                float[] v = new float[in.readInt()];
+                for (int j = 0; j < v.length; j++) {
+                    v[j] = in.readFloat();
+                }
+                out.put(name, v);
+            }
+            return out;
+        }
+    }
+}

@@ -1,0 +1,30 @@
+package ai.openalice.rl.model.tokenizer;
+
+import java.util.List;
+import java.util.OptionalInt;
+
+/** Text ↔ token ids, with named special tokens (roles, tool calls) that never come out of ordinary text. */
+public interface Tokenizer {
+
+    /** An identifier recorded in checkpoint manifests, e.g. {@code byte-v1}. */
+    String name();
+
+    int vocabSize();
+
+    /** Ids of ordinary text; special-token names in the text are encoded as plain text, never as specials. */
+    int[] encode(String text);
+
+    /** Text of the ids; specials are rendered as their names. */
+    String decode(int[] ids);
+
+    /** The id of a special token such as {@code <|eos|>}. */
+    OptionalInt special(String name);
+
+    /** The special tokens' names, in id order. */
+    List<String> specials();
+
+    /** The id of a special token, or an error naming the ones this tokenizer has. */
+    default int requireSpecial(String name) {
+        return special(name).orElseThrow(() -> new IllegalArgumentException(name() + " has no special token " + name + "; it has " + specials()));
+    }
+}
