@@ -1,0 +1,190 @@
+package ai.openalice.rl.policy;
+
+import ai.onnxruntime.OnnxTensor;
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtException;
+import ai.onnxruntime.OrtSession;
+import ai.openalice.rl.model.GptConfig;
+import java.nio.FloatBuffer;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+
+/**
+ * The exported GPT on ONNX Runtime with its KV cache: a prompt is prefilled once, then each
+ * decode step feeds only the new tokens. Decode steps of several sequences run as one batch: the
+ * caches are left-padded to the longest, and the attention mask hides the padding.
+ */
+public final class OrtDecoder implements AutoCloseable {
+    private static final OrtEnvironment ENV = OrtEnvironment.getEnvironment();
+
+    private final OrtSession session;
+    private final GptConfig config;
+
+    /** One sequence's state: its cache (per layer, K and V as [H, P, hd] row-major) and length. */
+    public static final class Sequence {
+        final float[][] keys;
+        final float[][] values;
+        int length;
+
+        Sequence(int layers) {
+            keys = new float[layers][0];
+            values = new float[layers][0];
+        }
+
+        public int length() {
+            return length;
+        }
+    }
+
+    public OrtDecoder(Path onnx, GptConfig config, int intraOpThreads) {
+        this.config = config;
+        try {
+            var opts = new OrtSession.SessionOptions();
+            opts.setIntraOpNumThreads(intraOpThreads);
+            opts.setInterOpNumThreads(1);
+            opts.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
+            this.session = ENV.createSession(onnx.toString(), opts);
+        } catch (OrtException e) {
+            throw new PolicyException("cannot load " + onnx + " into ONNX Runtime: " + e.getMessage(), e);
+        }
+    }
+
+    public GptConfig config() {
+        return config;
+    }
+
+    /** Runs the prompt; returns the new sequence and the logits of its last position. */
+    public float[] prefill(int[] prompt, Sequence[] out) {
+        var seq = new Sequence(config.layers());
+        long[][] ids = {toLong(prompt)};
+        long[][] pos = {range(0, prompt.length)};
+        long[][] mask = {ones(prompt.length)};
+        float[][][] logits = run(List.of(seq), ids, pos, mask, 0);
+        out[0] = seq;
+        return logits[0][prompt.length - 1];
+    }
+
+    /** One decode step for every sequence (token i to sequence i); returns each one's next-token logits. */
+    public float[][] step(List<Sequence> seqs, int[] tokens) {
+        int b = seqs.size();
+        int maxPast = seqs.stream().mapToInt(Sequence::length).max().orElse(0);
+        long[][] ids = new long[b][1];
+        long[][] pos = new long[b][1];
+        long[][] mask = new long[b][maxPast + 1];
+        for (int i = 0; i < b; i++) {
+            int p = seqs.get(i).length;
+            ids[i][0] = tokens[i];
+            pos[i][0] = p;
+            for (int j = maxPast - p; j <= maxPast; j++) {
+                mask[i][j] = 1;
+            }
+        }
+        float[][][] logits = run(seqs, ids, pos, mask, maxPast);
+        float[][] last = new float[b][];
+        for (int i = 0; i < b; i++) {
+            last[i] = logits[i][0];
+        }
+        return last;
+    }
+
+    private float[][][] run(List<Sequence> seqs, long[][] ids, long[][] pos, long[][] mask, int maxPast) {
+        int b = seqs.size();
+        int h = config.heads();
+        int hd = config.headSize();
+        int s = ids[0].length;
+        var in = new HashMap<String, OnnxTensor>();
+        try {
+            in.put("input_ids", OnnxTensor.createTensor(ENV, ids));
+            in.put("position_ids", OnnxTensor.createTensor(ENV, pos));
+            in.put("attention_mask", OnnxTensor.createTensor(ENV, mask));
+            long[] shape = {b, h, maxPast, hd};
+            for (int l = 0; l < config.layers(); l++) {
+                in.put("past_key_" + l, OnnxTensor.createTensor(ENV, FloatBuffer.wrap(pack(seqs, l, true, maxPast, h, hd)), shape));
+                in.put("past_value_" + l, OnnxTensor.createTensor(ENV, FloatBuffer.wrap(pack(seqs, l, false, maxPast, h, hd)), shape));
+            }
+            try (OrtSession.Result r = session.run(in)) {
+                float[][][] logits = (float[][][]) r.get("logits").orElseThrow().getValue();
+                int total = maxPast + s;
+                for (int l = 0; l < config.layers(); l++) {
+                    unpack(seqs, l, true, ((OnnxTensor) r.get("present_key_" + l).orElseThrow()).getFloatBuffer(), total, s, h, hd);
+                    unpack(seqs, l, false, ((OnnxTensor) r.get("present_value_" + l).orElseThrow()).getFloatBuffer(), total, s, h, hd);
+                }
+                for (Sequence q : seqs) {
+                    q.length += s;
+                }
+                return logits;
+            }
+        } catch (OrtException e) {
+            throw new PolicyException("ONNX Runtime failed: " + e.getMessage(), e);
+        } finally {
+            in.values().forEach(OnnxTensor::close);
+        }
+    }
+
+    /** The batch's cache for layer l, each sequence left-padded to maxPast: [B, H, maxPast, hd]. */
+    private static float[] pack(List<Sequence> seqs, int l, boolean keys, int maxPast, int h, int hd) {
+        float[] out = new float[seqs.size() * h * maxPast * hd];
+        for (int i = 0; i < seqs.size(); i++) {
+            Sequence q = seqs.get(i);
+            float[] src = keys ? q.keys[l] : q.values[l];
+            int p = q.length;
+            int pad = maxPast - p;
+            for (int head = 0; head < h; head++) {
+                System.arraycopy(src, head * p * hd, out, ((i * h + head) * maxPast + pad) * hd, p * hd);
+            }
+        }
+        return out;
+    }
+
+    /** Takes each sequence's part of present [B, H, total, hd]: its last (length + s) positions. */
+    private static void unpack(List<Sequence> seqs, int l, boolean keys, FloatBuffer present, int total, int s, int h, int hd) {
+        float[] all = new float[present.remaining()];
+        present.get(all);
+        for (int i = 0; i < seqs.size(); i++) {
+            Sequence q = seqs.get(i);
+            int n = q.length + s;
+            float[] dst = new float[h * n * hd];
+            for (int head = 0; head < h; head++) {
+                System.arraycopy(all, ((i * h + head) * total + (total - n)) * hd, dst, head * n * hd, n * hd);
+            }
+            if (keys) {
+                q.keys[l] = dst;
+            } else {
+                q.values[l] = dst;
+            }
+        }
+    }
+
+    static long[] toLong(int[] a) {
+        long[] r = new long[a.length];
+        for (int i = 0; i < a.length; i++) {
+            r[i] = a[i];
+        }
+        return r;
+    }
+
+    static long[] range(int from, int to) {
+        long[] r = new long[to - from];
+        for (int i = 0; i < r.length; i++) {
+            r[i] = from + i;
+        }
+        return r;
+    }
+
+    static long[] ones(int n) {
+        long[] r = new long[n];
+        java.util.Arrays.fill(r, 1);
+        return r;
+    }
+
+    @Override
+    public void close() {
+        try {
+            session.close();
+        } catch (OrtException e) {
+            throw new PolicyException("closing the ONNX Runtime session: " + e.getMessage(), e);
+        }
+    }
+
+}

@@ -1,0 +1,58 @@
+package ai.openalice.rl.policy;
+
+import ai.openalice.rl.model.checkpoint.Checkpoint;
+import ai.openalice.rl.model.checkpoint.Manifest;
+import ai.openalice.rl.model.tokenizer.ByteTokenizer;
+import ai.openalice.rl.model.tokenizer.Tokenizer;
+import java.nio.file.Path;
+
+/** The policy in-process: a checkpoint's ONNX graph on ONNX Runtime, one sequence at a time, with the KV cache. */
+public final class OrtPolicy implements Policy {
+    private final OrtDecoder decoder;
+    private final Tokenizer tokenizer;
+    private final long version;
+
+    public OrtPolicy(Path checkpointDir) {
+        Manifest m = Checkpoint.verify(checkpointDir);
+        if (!"byte-v1".equals(m.tokenizer())) {
+            throw new PolicyException("checkpoint " + checkpointDir + " uses tokenizer " + m.tokenizer() + "; this policy knows byte-v1");
+        }
+        this.decoder = new OrtDecoder(checkpointDir.resolve(Checkpoint.ONNX), m.config(), 1);
+        this.tokenizer = new ByteTokenizer();
+        this.version = m.policyVersion();
+    }
+
+    @Override
+    public String name() {
+        return "onnx-in-process v" + version;
+    }
+
+    public Tokenizer tokenizer() {
+        return tokenizer;
+    }
+
+    @Override
+    public Completion complete(CompletionRequest request) {
+        if (request.policyVersion() != null && request.policyVersion() != version) {
+            throw new PolicyException("policy version " + request.policyVersion() + " is not loaded (this is v" + version + ")");
+        }
+        int context = decoder.config().contextLength();
+        if (request.prompt().length >= context) {
+            return new Completion(new int[0], new double[0], "", Completion.FinishReason.CONTEXT, version);
+        }
+        var gen = new Generation(request, tokenizer, context);
+        var seq = new OrtDecoder.Sequence[1];
+        float[] logits = decoder.prefill(request.prompt(), seq);
+        int next = gen.accept(logits);
+        while (next >= 0) {
+            logits = decoder.step(java.util.List.of(seq[0]), new int[] {next})[0];
+            next = gen.accept(logits);
+        }
+        return gen.result(version);
+    }
+
+    @Override
+    public void close() {
+        decoder.close();
+    }
+}
