@@ -1,0 +1,30 @@
+package ai.openalice.rl.inference.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/** The inference service's settings ({@code inference.*}). */
+@ConfigMapping(prefix = "inference")
+public interface InferenceConfig {
+
+    /** The checkpoint folder served at start; empty = wait for checkpoints.published. */
+    Optional<Path> checkpoint();
+
+    /** The most sequences decoded together in one batch step. */
+    @WithDefault("16")
+    int maxBatch();
+
+    /** The most requests waiting for a slot; beyond it requests get 503. */
+    @WithDefault("256")
+    int maxQueue();
+
+    /** Versions kept loaded (the current one and older ones that requests may pin). */
+    @WithDefault("2")
+    int keepVersions();
+
+    /** ONNX Runtime intra-op threads per session. */
+    @WithDefault("1")
+    int threads();
+}

@@ -1,0 +1,43 @@
+package ai.openalice.rl.inference.messaging;
+
+import ai.openalice.rl.events.CheckpointPublished;
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.inference.service.ModelRegistry;
+import io.smallrye.reactive.messaging.annotations.Blocking;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.nio.file.Path;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.jboss.logging.Logger;
+
+/** Loads every checkpoint announced on checkpoints.published (a local folder in the artifact store). */
+@ApplicationScoped
+public class CheckpointConsumer {
+    private static final Logger LOG = Logger.getLogger(CheckpointConsumer.class);
+
+    @Inject
+    ModelRegistry registry;
+
+    @Incoming("checkpoints-published")
+    @Blocking
+    public void checkpoint(byte[] value) {
+        switch (EventCodec.<CheckpointPublished>decode(Topic.CHECKPOINTS_PUBLISHED, value)) {
+            case EventCodec.Decoded.Malformed<CheckpointPublished> m -> LOG.warnf("ignoring a malformed checkpoint event: %s", m.reason());
+            case EventCodec.Decoded.Ok<CheckpointPublished> ok -> {
+                CheckpointPublished c = ok.envelope().payload();
+                Path onnx;
+                try {
+                    onnx = Path.of(URI.create(c.onnx().uri()));
+                } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
+                    LOG.warnf("checkpoint v%d: %s is not a local file URI (%s); still serving the current version", c.policyVersion(),
+                            c.onnx().uri(), e.getMessage());
+                    return;
+                }
+                var outcome = registry.load(onnx.getParent(), c.onnx().sha256());
+                LOG.infof("checkpoint v%d: %s", c.policyVersion(), outcome);
+            }
+        }
+    }
+}

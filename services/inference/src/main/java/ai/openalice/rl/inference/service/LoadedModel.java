@@ -1,0 +1,77 @@
+package ai.openalice.rl.inference.service;
+
+import ai.openalice.rl.model.checkpoint.Manifest;
+import ai.openalice.rl.model.tokenizer.Tokenizer;
+import ai.openalice.rl.policy.OrtDecoder;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One loaded policy version. Requests hold a reference while they run; a retired version closes
+ * when its last request finishes, so an in-flight request always ends on the version it started with.
+ */
+public final class LoadedModel {
+    private final long version;
+    private final OrtDecoder decoder;
+    private final Tokenizer tokenizer;
+    private final Manifest manifest;
+    private final AtomicInteger refs = new AtomicInteger();
+    private volatile boolean retired;
+    private volatile boolean closed;
+
+    LoadedModel(long version, OrtDecoder decoder, Tokenizer tokenizer, Manifest manifest) {
+        this.version = version;
+        this.decoder = decoder;
+        this.tokenizer = tokenizer;
+        this.manifest = manifest;
+    }
+
+    public long version() {
+        return version;
+    }
+
+    public OrtDecoder decoder() {
+        return decoder;
+    }
+
+    public Tokenizer tokenizer() {
+        return tokenizer;
+    }
+
+    public Manifest manifest() {
+        return manifest;
+    }
+
+    /** Takes a reference; false when the model is already retired (the caller picks another). */
+    boolean acquire() {
+        refs.incrementAndGet();
+        if (retired) {
+            release();
+            return false;
+        }
+        return true;
+    }
+
+    void release() {
+        if (refs.decrementAndGet() == 0 && retired) {
+            closeOnce();
+        }
+    }
+
+    void retire() {
+        retired = true;
+        if (refs.get() == 0) {
+            closeOnce();
+        }
+    }
+
+    private synchronized void closeOnce() {
+        if (!closed && refs.get() == 0) {
+            closed = true;
+            decoder.close();
+        }
+    }
+
+    public boolean closed() {
+        return closed;
+    }
+}

@@ -1,0 +1,203 @@
+package ai.openalice.rl.inference;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.openalice.rl.events.ArtifactRef;
+import ai.openalice.rl.events.CheckpointPublished;
+import ai.openalice.rl.events.Envelope;
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.model.checkpoint.Checkpoint;
+import ai.openalice.rl.model.tokenizer.ByteTokenizer;
+import ai.openalice.rl.policy.CompletionRequest;
+import ai.openalice.rl.policy.OrtPolicy;
+import ai.openalice.rl.testkit.TestStack;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The inference service: completions with tokens, log-probs and the version that produced them;
+ * a checkpoint swapped in through Kafka while requests stream, with no failed request and every
+ * answer exactly what its named version produces; pins, refusals and bad requests.
+ */
+@QuarkusTest
+@QuarkusTestResource(Checkpoints.class)
+class InferenceServiceTest {
+    static final ObjectMapper M = new ObjectMapper();
+    static final String PROMPT = "def add(a, b):\n    return";
+
+    @TestHTTPResource("/")
+    URL base;
+
+    @ConfigProperty(name = "mp.messaging.incoming.checkpoints-published.topic")
+    String checkpointsTopic;
+
+    final HttpClient http = HttpClient.newHttpClient();
+
+    private HttpResponse<String> post(String json) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(base + "v1/completions")).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private JsonNode models() throws Exception {
+        return M.readTree(http.send(HttpRequest.newBuilder(URI.create(base + "v1/models")).build(), HttpResponse.BodyHandlers.ofString()).body());
+    }
+
+    private static String greedy(Long pin) throws Exception {
+        var body = new java.util.LinkedHashMap<String, Object>(Map.of("prompt", PROMPT, "max_tokens", 8, "temperature", 0, "logprobs", 1));
+        if (pin != null) {
+            body.put("policy_version", pin);
+        }
+        return M.writeValueAsString(body);
+    }
+
+    /** What a version answers, computed independently with the in-process policy on its checkpoint. */
+    private static int[] expected(long version) {
+        try (var p = new OrtPolicy(Checkpoints.dir(version))) {
+            return p.complete(CompletionRequest.greedy(new ByteTokenizer().encode(PROMPT), 8)).tokens();
+        }
+    }
+
+    private static int[] tokens(JsonNode choice) {
+        int[] t = new int[choice.get("tokens").size()];
+        for (int i = 0; i < t.length; i++) {
+            t[i] = choice.get("tokens").get(i).asInt();
+        }
+        return t;
+    }
+
+    private void publish(long version, String sha) throws Exception {
+        Path onnx = Checkpoints.dir(version).resolve(Checkpoint.ONNX);
+        Path manifest = Checkpoints.dir(version).resolve("manifest.json");
+        var event = new CheckpointPublished(version, version * 10, new ArrayRef(onnx, sha).ref(),
+                new ArrayRef(manifest, Checkpoint.sha256(manifest)).ref(), null, Map.of());
+        try (var producer = new KafkaProducer<String, byte[]>(TestStack.producerProperties())) {
+            var env = Envelope.of(event);
+            producer.send(new ProducerRecord<>(checkpointsTopic, env.key(), EventCodec.encode(env))).get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private record ArrayRef(Path file, String sha) {
+        ArtifactRef ref() throws java.io.IOException {
+            return new ArtifactRef(file.toUri().toString(), sha, Files.size(file));
+        }
+    }
+
+    @Test
+    void swapsUnderLoadWithoutAFailedRequestAndEveryAnswerNamesItsVersion() throws Exception {
+        int[] v1 = expected(1);
+        int[] v2 = expected(2);
+        assertFalse(java.util.Arrays.equals(v1, v2), "the two versions must answer differently for the test to mean anything");
+        assertEquals(1, models().get("data").get(0).get("policy_version").asLong());
+
+        var answers = Collections.synchronizedList(new ArrayList<long[]>()); // {status, version, matches}
+        var stop = new AtomicBoolean();
+        var clients = new ArrayList<Thread>();
+        for (int c = 0; c < 4; c++) {
+            clients.add(Thread.ofPlatform().start(() -> {
+                while (!stop.get()) {
+                    try {
+                        var r = post(greedy(null));
+                        long version = -1;
+                        boolean match = false;
+                        if (r.statusCode() == 200) {
+                            JsonNode j = M.readTree(r.body());
+                            version = j.get("policy_version").asLong();
+                            match = java.util.Arrays.equals(tokens(j.get("choices").get(0)), version == 1 ? v1 : version == 2 ? v2 : null);
+                        }
+                        answers.add(new long[] {r.statusCode(), version, match ? 1 : 0});
+                    } catch (Exception e) {
+                        answers.add(new long[] {-1, -1, 0});
+                    }
+                }
+            }));
+        }
+        Thread.sleep(500);
+        publish(2, Checkpoint.sha256(Checkpoints.dir(2).resolve(Checkpoint.ONNX)));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!currentIs(2) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        Thread.sleep(500);
+        stop.set(true);
+        for (Thread t : clients) {
+            t.join();
+        }
+        assertTrue(currentIs(2), "v2 is served");
+        List<long[]> all = new ArrayList<>(answers);
+        assertTrue(all.size() > 8, "requests streamed: " + all.size());
+        assertTrue(all.stream().allMatch(a -> a[0] == 200), "no failed request");
+        assertTrue(all.stream().allMatch(a -> a[2] == 1), "every answer is exactly what its named version produces");
+        assertTrue(all.stream().anyMatch(a -> a[1] == 1) && all.stream().anyMatch(a -> a[1] == 2), "both versions answered");
+        int firstV2 = -1;
+        for (int i = 0; i < all.size(); i++) {
+            if (all.get(i)[1] == 2 && firstV2 < 0) {
+                firstV2 = i;
+            }
+        }
+        assertTrue(all.subList(firstV2, all.size()).stream().filter(a -> a[1] == 1).count() <= 4,
+                "after the swap, only requests already in flight (one per client) finish on v1");
+
+        // A pinned request is served by the older version, still loaded.
+        JsonNode pinned = M.readTree(post(greedy(1L)).body());
+        assertEquals(1, pinned.get("policy_version").asLong());
+        assertArrayEquals(v1, tokens(pinned.get("choices").get(0)));
+        JsonNode lp = pinned.get("choices").get(0).get("logprobs");
+        assertEquals(8, lp.get("token_logprobs").size());
+        assertTrue(lp.get("token_logprobs").get(0).asDouble() <= 0);
+
+        // A corrupt checkpoint is refused; v2 keeps serving.
+        publish(3, Checkpoint.sha256(Checkpoints.dir(3).resolve(Checkpoint.ONNX)));
+        Thread.sleep(1500);
+        assertTrue(currentIs(2));
+    }
+
+    private boolean currentIs(long v) throws Exception {
+        for (JsonNode m : models().get("data")) {
+            if (m.get("current").asBoolean()) {
+                return m.get("policy_version").asLong() == v;
+            }
+        }
+        return false;
+    }
+
+    @Test
+    void badRequestsAreProblemsNamingTheCause() throws Exception {
+        var noPrompt = post("{\"max_tokens\": 4}");
+        assertEquals(400, noPrompt.statusCode());
+        assertEquals("application/problem+json", noPrompt.headers().firstValue("Content-Type").orElse(""));
+        assertEquals("prompt is required: a string or an array of token ids", M.readTree(noPrompt.body()).get("detail").asText());
+        assertEquals("n must be in 1..16, got 0", M.readTree(post("{\"prompt\": \"x\", \"n\": 0}").body()).get("detail").asText());
+        var outside = post("{\"prompt\": [1, 99999]}");
+        assertEquals(400, outside.statusCode());
+        assertEquals("prompt[1] = 99999 is outside the vocabulary (0..264)", M.readTree(outside.body()).get("detail").asText());
+        var pin = post("{\"prompt\": \"x\", \"policy_version\": 42}");
+        assertEquals(404, pin.statusCode());
+        var n3 = M.readTree(post("{\"prompt\": \"x = \", \"n\": 3, \"max_tokens\": 5, \"seed\": 7}").body());
+        assertEquals(3, n3.get("choices").size());
+        assertNotEquals(n3.get("choices").get(0).get("tokens"), null);
+    }
+}
