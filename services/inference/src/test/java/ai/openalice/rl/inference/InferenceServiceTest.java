@@ -185,6 +185,15 @@ class InferenceServiceTest {
     }
 
     @Test
+    void theHttpPolicyGetsTokensLogprobsAndTheVersion() throws Exception {
+        var policy = new ai.openalice.rl.policy.OpenAiPolicy(base.toURI(), null, -1, java.time.Duration.ofSeconds(30));
+        var c = policy.complete(CompletionRequest.greedy(new ByteTokenizer().encode(PROMPT), 8));
+        assertTrue(c.policyVersion() == 1 || c.policyVersion() == 2, "version " + c.policyVersion());
+        assertArrayEquals(expected(c.policyVersion()), c.tokens());
+        assertEquals(8, c.logprobs().length);
+    }
+
+    @Test
     void badRequestsAreProblemsNamingTheCause() throws Exception {
         var noPrompt = post("{\"max_tokens\": 4}");
         assertEquals(400, noPrompt.statusCode());
