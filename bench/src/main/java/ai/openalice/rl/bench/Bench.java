@@ -20,8 +20,9 @@ public final class Bench {
             case "rl-core" -> rlCore();
             case "sandbox" -> SandboxBench.run(args);
             case "verifier" -> VerifierBench.run(args);
+            case "inference" -> InferenceBench.run(args);
             default -> {
-                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier");
+                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference");
                 System.exit(2);
             }
         }

@@ -9,6 +9,7 @@ import java.nio.FloatBuffer;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The exported GPT on ONNX Runtime with its KV cache: a prompt is prefilled once, then each
@@ -152,6 +153,138 @@ public final class OrtDecoder implements AutoCloseable {
                 q.keys[l] = dst;
             } else {
                 q.values[l] = dst;
+            }
+        }
+    }
+
+
+    /**
+     * Sequences decoded together step after step. Between steps the cache stays in ONNX Runtime's
+     * tensors — each step's present tensors are the next step's past, no copy — and is copied out
+     * only when the batch changes ({@link #release}). Each member keeps its own left padding.
+     */
+    public final class Batch implements AutoCloseable {
+        private final List<Sequence> members;
+        private final int[] pad;
+        private final Map<String, OnnxTensor> past = new java.util.HashMap<>();
+        private OrtSession.Result held;
+        private int total;
+
+        private Batch(List<Sequence> members) {
+            this.members = List.copyOf(members);
+            this.pad = new int[members.size()];
+            int h = config.heads();
+            int hd = config.headSize();
+            total = members.stream().mapToInt(Sequence::length).max().orElse(0);
+            for (int i = 0; i < pad.length; i++) {
+                pad[i] = total - members.get(i).length;
+            }
+            long[] shape = {members.size(), h, total, hd};
+            try {
+                for (int l = 0; l < config.layers(); l++) {
+                    past.put("past_key_" + l, OnnxTensor.createTensor(ENV, FloatBuffer.wrap(pack(members, l, true, total, h, hd)), shape));
+                    past.put("past_value_" + l, OnnxTensor.createTensor(ENV, FloatBuffer.wrap(pack(members, l, false, total, h, hd)), shape));
+                }
+            } catch (OrtException e) {
+                throw new PolicyException("ONNX Runtime failed: " + e.getMessage(), e);
+            }
+        }
+
+        public List<Sequence> members() {
+            return members;
+        }
+
+        /** One decode step: token i to member i; returns each member's next-token logits. */
+        public float[][] step(int[] tokens) {
+            int b = members.size();
+            long[][] ids = new long[b][1];
+            long[][] pos = new long[b][1];
+            long[][] mask = new long[b][total + 1];
+            for (int i = 0; i < b; i++) {
+                ids[i][0] = tokens[i];
+                pos[i][0] = total - pad[i];
+                java.util.Arrays.fill(mask[i], pad[i], total + 1, 1L);
+            }
+            var in = new java.util.HashMap<String, OnnxTensor>(past);
+            var own = new java.util.ArrayList<OnnxTensor>();
+            try {
+                own.add(OnnxTensor.createTensor(ENV, ids));
+                own.add(OnnxTensor.createTensor(ENV, pos));
+                own.add(OnnxTensor.createTensor(ENV, mask));
+                in.put("input_ids", own.get(0));
+                in.put("position_ids", own.get(1));
+                in.put("attention_mask", own.get(2));
+                OrtSession.Result r = session.run(in);
+                if (held != null) {
+                    held.close();
+                } else {
+                    past.values().forEach(OnnxTensor::close);
+                }
+                held = r;
+                for (int l = 0; l < config.layers(); l++) {
+                    past.put("past_key_" + l, (OnnxTensor) r.get("present_key_" + l).orElseThrow());
+                    past.put("past_value_" + l, (OnnxTensor) r.get("present_value_" + l).orElseThrow());
+                }
+                total++;
+                for (Sequence q : members) {
+                    q.length++;
+                }
+                float[][][] logits = (float[][][]) r.get("logits").orElseThrow().getValue();
+                float[][] last = new float[b][];
+                for (int i = 0; i < b; i++) {
+                    last[i] = logits[i][0];
+                }
+                return last;
+            } catch (OrtException e) {
+                throw new PolicyException("ONNX Runtime failed: " + e.getMessage(), e);
+            } finally {
+                own.forEach(OnnxTensor::close);
+            }
+        }
+
+        /** Copies every member's cache back out of the batch (to regroup), and frees the batch. */
+        public List<Sequence> release() {
+            int h = config.heads();
+            int hd = config.headSize();
+            for (int l = 0; l < config.layers(); l++) {
+                unpackPadded(members, pad, l, true, past.get("past_key_" + l).getFloatBuffer(), total, h, hd);
+                unpackPadded(members, pad, l, false, past.get("past_value_" + l).getFloatBuffer(), total, h, hd);
+            }
+            close();
+            return members;
+        }
+
+        @Override
+        public void close() {
+            if (held != null) {
+                held.close();
+                held = null;
+            } else {
+                past.values().forEach(OnnxTensor::close);
+            }
+            past.clear();
+        }
+    }
+
+    /** A batch of sequences whose caches are in Java arrays (after {@link #prefill} or {@link Batch#release}). */
+    public Batch batch(List<Sequence> members) {
+        return new Batch(members);
+    }
+
+    /** Each member's cache from a batch tensor [B, H, total, hd] with per-member left padding. */
+    private static void unpackPadded(List<Sequence> seqs, int[] pad, int l, boolean keys, FloatBuffer buf, int total, int h, int hd) {
+        float[] all = new float[buf.remaining()];
+        buf.get(all);
+        for (int i = 0; i < seqs.size(); i++) {
+            int n = total - pad[i];
+            float[] dst = new float[h * n * hd];
+            for (int head = 0; head < h; head++) {
+                System.arraycopy(all, ((i * h + head) * total + pad[i]) * hd, dst, head * n * hd, n * hd);
+            }
+            if (keys) {
+                seqs.get(i).keys[l] = dst;
+            } else {
+                seqs.get(i).values[l] = dst;
             }
         }
     }

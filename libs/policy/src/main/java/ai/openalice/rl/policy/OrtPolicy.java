@@ -44,9 +44,13 @@ public final class OrtPolicy implements Policy {
         var seq = new OrtDecoder.Sequence[1];
         float[] logits = decoder.prefill(request.prompt(), seq);
         int next = gen.accept(logits);
-        while (next >= 0) {
-            logits = decoder.step(java.util.List.of(seq[0]), new int[] {next})[0];
-            next = gen.accept(logits);
+        if (next >= 0) {
+            // One-member batch: the cache stays in ONNX Runtime between steps.
+            try (var batch = decoder.batch(java.util.List.of(seq[0]))) {
+                while (next >= 0) {
+                    next = gen.accept(batch.step(new int[] {next})[0]);
+                }
+            }
         }
         return gen.result(version);
     }

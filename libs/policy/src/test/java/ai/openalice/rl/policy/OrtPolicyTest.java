@@ -75,6 +75,41 @@ class OrtPolicyTest {
     }
 
     @Test
+    void aPersistentBatchStaysEqualToEachSequenceAloneAcrossStepsAndRegrouping() {
+        var m = Checkpoint.verify(checkpoint);
+        var t = new ByteTokenizer();
+        try (var dec = new OrtDecoder(checkpoint.resolve(Checkpoint.ONNX), m.config(), 1)) {
+            var a = new OrtDecoder.Sequence[1];
+            var b = new OrtDecoder.Sequence[1];
+            dec.prefill(t.encode("def f(x):"), a);
+            dec.prefill(t.encode("y ="), b);
+            var ra = new OrtDecoder.Sequence[1];
+            var rb = new OrtDecoder.Sequence[1];
+            dec.prefill(t.encode("def f(x):"), ra);
+            dec.prefill(t.encode("y ="), rb);
+            int[] feedA = {'\n', ' ', ' ', 'r', 'e'};
+            int[] feedB = {' ', '4', '2', ';', '\n'};
+            var batch = dec.batch(List.of(a[0], b[0]));
+            for (int step = 0; step < 5; step++) {
+                if (step == 3) {
+                    batch.release(); // regroup mid-way: caches come out and go back in
+                    batch = dec.batch(List.of(a[0], b[0]));
+                }
+                float[][] both = batch.step(new int[] {feedA[step], feedB[step]});
+                float[] aloneA = dec.step(List.of(ra[0]), new int[] {feedA[step]})[0];
+                float[] aloneB = dec.step(List.of(rb[0]), new int[] {feedB[step]})[0];
+                for (int i = 0; i < aloneA.length; i++) {
+                    assertEquals(aloneA[i], both[0][i], 1e-4, "step " + step);
+                    assertEquals(aloneB[i], both[1][i], 1e-4, "step " + step);
+                }
+            }
+            batch.close();
+            assertEquals(14, a[0].length());
+            assertEquals(8, b[0].length());
+        }
+    }
+
+    @Test
     void batchedDecodeEqualsEachSequenceAlone() {
         var m = Checkpoint.verify(checkpoint);
         try (var dec = new OrtDecoder(checkpoint.resolve(Checkpoint.ONNX), m.config(), 1)) {

@@ -82,37 +82,47 @@ public class BatchScheduler {
         return waiting.offer(job) ? java.util.Optional.of(job.result()) : java.util.Optional.empty();
     }
 
+    /** The sequences of one version decoded together; the batch is rebuilt only when its membership changes. */
+    private static final class Group {
+        final List<Active> actives = new ArrayList<>();
+        OrtDecoder.Batch batch;
+        boolean changed;
+    }
+
     private void run() {
-        var active = new ArrayList<Active>();
+        Map<LoadedModel, Group> groups = new LinkedHashMap<>();
         while (running) {
             try {
-                if (active.isEmpty()) {
+                if (groups.isEmpty()) {
                     Job first = waiting.poll(200, TimeUnit.MILLISECONDS);
                     if (first == null) {
                         continue;
                     }
-                    admit(first, active);
+                    admit(first, groups);
                 }
                 Job more;
-                while (active.size() < config.maxBatch() && (more = waiting.poll()) != null) {
-                    admit(more, active);
+                while (activeCount.get() < config.maxBatch() && (more = waiting.poll()) != null) {
+                    admit(more, groups);
                 }
-                step(active);
-                activeCount.set(active.size());
+                step(groups);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
             } catch (RuntimeException e) {
-                LOG.errorf(e, "batch step failed; failing its %d request(s)", active.size());
-                for (Active a : active) {
-                    fail(a.job, e);
+                LOG.errorf(e, "batch step failed; failing its %d request(s)", activeCount.get());
+                for (Group g : groups.values()) {
+                    g.actives.forEach(a -> fail(a.job, e));
+                    if (g.batch != null) {
+                        g.batch.close();
+                    }
                 }
-                active.clear();
+                groups.clear();
+                activeCount.set(0);
             }
         }
     }
 
-    private void admit(Job job, List<Active> active) {
+    private void admit(Job job, Map<LoadedModel, Group> groups) {
         try {
             var seq = new OrtDecoder.Sequence[1];
             float[] logits = job.model().decoder().prefill(job.prompt(), seq);
@@ -120,32 +130,50 @@ public class BatchScheduler {
             if (next < 0) {
                 finish(job);
             } else {
-                active.add(new Active(job, seq[0], next));
+                Group g = groups.computeIfAbsent(job.model(), k -> new Group());
+                g.actives.add(new Active(job, seq[0], next));
+                g.changed = true;
+                activeCount.incrementAndGet();
             }
         } catch (RuntimeException e) {
             fail(job, e);
         }
     }
 
-    private void step(List<Active> active) {
-        Map<LoadedModel, List<Active>> byModel = new LinkedHashMap<>();
-        for (Active a : active) {
-            byModel.computeIfAbsent(a.job.model(), k -> new ArrayList<>()).add(a);
-        }
-        for (var e : byModel.entrySet()) {
-            List<Active> group = e.getValue();
-            int[] tokens = group.stream().mapToInt(a -> a.next).toArray();
-            float[][] logits = e.getKey().decoder().step(group.stream().map(a -> a.seq).toList(), tokens);
-            metrics.counter("inference_generated_tokens_total").increment(group.size());
-            for (int i = 0; i < group.size(); i++) {
-                Active a = group.get(i);
+    private void step(Map<LoadedModel, Group> groups) {
+        for (var it = groups.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            Group g = e.getValue();
+            if (g.changed) {
+                // Members joined or left: bring the caches out of the old batch and regroup.
+                if (g.batch != null) {
+                    g.batch.release();
+                }
+                g.batch = g.actives.isEmpty() ? null : e.getKey().decoder().batch(g.actives.stream().map(a -> a.seq).toList());
+                g.changed = false;
+            }
+            if (g.batch == null) {
+                it.remove();
+                continue;
+            }
+            int[] tokens = g.actives.stream().mapToInt(a -> a.next).toArray();
+            float[][] logits = g.batch.step(tokens);
+            metrics.counter("inference_generated_tokens_total").increment(tokens.length);
+            for (int i = 0; i < g.actives.size(); i++) {
+                Active a = g.actives.get(i);
                 int next = a.job.gen().accept(logits[i]);
                 if (next < 0) {
                     finish(a.job);
-                    active.remove(a);
+                    a.next = -1;
+                    g.changed = true;
                 } else {
                     a.next = next;
                 }
+            }
+            if (g.changed) {
+                int before = g.actives.size();
+                g.actives.removeIf(a -> a.next < 0);
+                activeCount.addAndGet(g.actives.size() - before);
             }
         }
     }

@@ -1,0 +1,187 @@
+package ai.openalice.rl.bench;
+
+import ai.onnxruntime.OnnxTensor;
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtSession;
+import ai.openalice.rl.model.Gpt;
+import ai.openalice.rl.model.GptConfig;
+import ai.openalice.rl.model.Sampler;
+import ai.openalice.rl.model.checkpoint.Checkpoint;
+import ai.openalice.rl.model.tokenizer.ByteTokenizer;
+import ai.openalice.rl.policy.CompletionRequest;
+import ai.openalice.rl.policy.OrtDecoder;
+import ai.openalice.rl.policy.OrtPolicy;
+import java.nio.FloatBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Decode throughput of the built-in model (~0.5 M parameters) on ONNX Runtime with one intra-op
+ * thread: the policy's single-stream path and the inference service's batched decode (a
+ * persistent {@code OrtDecoder.Batch}, as its scheduler steps it) with 1, 4 and 16 sequences,
+ * against a bare ORT loop that feeds each step's present tensors straight back as the next past
+ * (no copies), in the same run; and the time from a checkpoint on disk to serving it
+ * (verify + load + warm), which is the swap latency after the event arrives.
+ */
+final class InferenceBench {
+    static final GptConfig CONFIG = new GptConfig(new ByteTokenizer().vocabSize(), 512, 4, 4, 96);
+    static final int TOKENS = 256;
+
+    private InferenceBench() {}
+
+    static void run(String[] args) throws Exception {
+        System.setProperty("ai.djl.pytorch.num_threads", "1");
+        System.setProperty("ai.djl.pytorch.num_interop_threads", "1");
+        Path dir = Files.createTempDirectory("bench-inference").resolve("v1");
+        try (Gpt gpt = Gpt.initialise(CONFIG, 1)) {
+            Checkpoint.save(dir, CONFIG, "byte-v1", 1, 0, gpt.snapshot(), Map.of(), 0);
+        }
+        int[] prompt = new ByteTokenizer().encode("def add(a, b):\n    ");
+        System.out.printf("%nmodel: %,d parameters, context %d; %d tokens per stream, greedy, 1 ORT thread%n",
+                CONFIG.parameterCount(), CONFIG.contextLength(), TOKENS);
+
+        double bare = best(3, () -> bareLoop(dir.resolve(Checkpoint.ONNX), prompt));
+        double policy;
+        try (var p = new OrtPolicy(dir)) {
+            var req = new CompletionRequest(prompt, TOKENS, 0, 1, 0L, List.of(), null);
+            p.complete(req);
+            policy = best(3, () -> {
+                long s = System.nanoTime();
+                int n = p.complete(req).tokens().length;
+                return n / ((System.nanoTime() - s) / 1e9);
+            });
+        }
+        System.out.printf("  bare ORT loop (presents fed back)    %8.0f tokens/s%n", bare);
+        System.out.printf("  policy, one stream                   %8.0f tokens/s   ratio %.2fx (target >= 0.9)%n", policy, policy / bare);
+
+        var m = Checkpoint.verify(dir);
+        try (var dec = new OrtDecoder(dir.resolve(Checkpoint.ONNX), m.config(), 1)) {
+            double one = 0;
+            for (int streams : new int[] {1, 4, 16}) {
+                double tps = best(3, () -> batched(dec, prompt, streams));
+                if (streams == 1) {
+                    one = tps;
+                }
+                System.out.printf("  batched decode, %2d streams           %8.0f tokens/s   %.2fx one stream%n", streams, tps, tps / one);
+            }
+        }
+        long[] swap = new long[5];
+        for (int i = 0; i < swap.length; i++) {
+            long s = System.nanoTime();
+            Checkpoint.verify(dir);
+            try (var dec = new OrtDecoder(dir.resolve(Checkpoint.ONNX), CONFIG, 1)) {
+                var seq = new OrtDecoder.Sequence[1];
+                dec.prefill(prompt, seq);
+                dec.step(List.of(seq[0]), new int[] {1});
+            }
+            swap[i] = System.nanoTime() - s;
+        }
+        java.util.Arrays.sort(swap);
+        System.out.printf("  checkpoint to serving (verify + load + warm), median of 5: %.0f ms%n", swap[2] / 1e6);
+    }
+
+    private interface Measure {
+        double run() throws Exception;
+    }
+
+    private static double best(int n, Measure m) throws Exception {
+        double best = 0;
+        for (int i = 0; i < n; i++) {
+            best = Math.max(best, m.run());
+        }
+        return best;
+    }
+
+    /** Sequences decoded together, every step one batch; returns aggregate tokens/s. */
+    private static double batched(OrtDecoder dec, int[] prompt, int streams) {
+        var seqs = new ArrayList<OrtDecoder.Sequence>();
+        int[] next = new int[streams];
+        for (int i = 0; i < streams; i++) {
+            var s = new OrtDecoder.Sequence[1];
+            next[i] = new Sampler(0, 1, 0).next(dec.prefill(prompt, s)).token();
+            seqs.add(s[0]);
+        }
+        long start = System.nanoTime();
+        try (var batch = dec.batch(seqs)) {
+            for (int t = 0; t < TOKENS; t++) {
+                float[][] logits = batch.step(next);
+                for (int i = 0; i < streams; i++) {
+                    next[i] = argmax(logits[i]);
+                }
+            }
+        }
+        return (double) streams * TOKENS / ((System.nanoTime() - start) / 1e9);
+    }
+
+    /** The least a decode loop can do on ORT: present tensors go back as the next past, untouched. */
+    private static double bareLoop(Path onnx, int[] prompt) throws Exception {
+        var env = OrtEnvironment.getEnvironment();
+        var opts = new OrtSession.SessionOptions();
+        opts.setIntraOpNumThreads(1);
+        opts.setInterOpNumThreads(1);
+        try (var session = env.createSession(onnx.toString(), opts)) {
+            Map<String, OnnxTensor> past = new HashMap<>();
+            long[] kv = {1, CONFIG.heads(), 0, CONFIG.headSize()};
+            for (int l = 0; l < CONFIG.layers(); l++) {
+                past.put("past_key_" + l, OnnxTensor.createTensor(env, FloatBuffer.allocate(0), kv));
+                past.put("past_value_" + l, OnnxTensor.createTensor(env, FloatBuffer.allocate(0), kv));
+            }
+            long[] ids = java.util.Arrays.stream(prompt).asLongStream().toArray();
+            long[] pos = new long[ids.length];
+            for (int i = 0; i < pos.length; i++) {
+                pos[i] = i;
+            }
+            OrtSession.Result held = null;
+            int length = 0;
+            long start = 0;
+            for (int t = 0; t <= TOKENS; t++) {
+                if (t == 1) {
+                    start = System.nanoTime();
+                }
+                var in = new HashMap<String, OnnxTensor>(past);
+                long[] mask = new long[length + ids.length];
+                java.util.Arrays.fill(mask, 1);
+                in.put("input_ids", OnnxTensor.createTensor(env, new long[][] {ids}));
+                in.put("position_ids", OnnxTensor.createTensor(env, new long[][] {pos}));
+                in.put("attention_mask", OnnxTensor.createTensor(env, new long[][] {mask}));
+                OrtSession.Result r = session.run(in);
+                in.get("input_ids").close();
+                in.get("position_ids").close();
+                in.get("attention_mask").close();
+                if (held != null) {
+                    held.close();
+                } else {
+                    past.values().forEach(OnnxTensor::close);
+                }
+                held = r;
+                float[][][] logits = (float[][][]) r.get("logits").orElseThrow().getValue();
+                length += ids.length;
+                int next = argmax(logits[0][logits[0].length - 1]);
+                for (int l = 0; l < CONFIG.layers(); l++) {
+                    past.put("past_key_" + l, (OnnxTensor) r.get("present_key_" + l).orElseThrow());
+                    past.put("past_value_" + l, (OnnxTensor) r.get("present_value_" + l).orElseThrow());
+                }
+                ids = new long[] {next};
+                pos = new long[] {length};
+            }
+            double tps = TOKENS / ((System.nanoTime() - start) / 1e9);
+            held.close();
+            return tps;
+        }
+    }
+
+    private static int argmax(float[] v) {
+        int best = 0;
+        for (int i = 1; i < v.length; i++) {
+            if (v[i] > v[best]) {
+                best = i;
+            }
+        }
+        return best;
+    }
+
+}
