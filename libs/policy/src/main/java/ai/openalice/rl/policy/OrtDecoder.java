@@ -39,12 +39,25 @@ public final class OrtDecoder implements AutoCloseable {
     }
 
     public OrtDecoder(Path onnx, GptConfig config, int intraOpThreads) {
+        this(onnx, config, intraOpThreads, false);
+    }
+
+    /** With {@code cuda}, the CUDA execution provider (the {@code gpu} Maven profile's onnxruntime_gpu, CUDA 12, cuDNN 9). */
+    public OrtDecoder(Path onnx, GptConfig config, int intraOpThreads, boolean cuda) {
         this.config = config;
         try {
             var opts = new OrtSession.SessionOptions();
             opts.setIntraOpNumThreads(intraOpThreads);
             opts.setInterOpNumThreads(1);
             opts.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
+            if (cuda) {
+                try {
+                    opts.addCUDA(0);
+                } catch (OrtException e) {
+                    throw new PolicyException("the CUDA execution provider is not available (" + e.getMessage()
+                            + "); build with -Pgpu and install CUDA 12 and cuDNN 9, or use the CPU", e);
+                }
+            }
             this.session = ENV.createSession(onnx.toString(), opts);
         } catch (OrtException e) {
             throw new PolicyException("cannot load " + onnx + " into ONNX Runtime: " + e.getMessage(), e);

@@ -27,4 +27,8 @@ public interface InferenceConfig {
     /** ONNX Runtime intra-op threads per session. */
     @WithDefault("1")
     int threads();
+
+    /** cpu, or cuda (needs the gpu build profile, CUDA 12 and cuDNN 9; untested on the project's machines). */
+    @WithDefault("cpu")
+    String device();
 }

@@ -85,7 +85,7 @@ public class ModelRegistry {
         }
         LoadedModel model;
         try {
-            var decoder = new OrtDecoder(dir.resolve(Checkpoint.ONNX), m.config(), config.threads());
+            var decoder = new OrtDecoder(dir.resolve(Checkpoint.ONNX), m.config(), config.threads(), "cuda".equals(config.device()));
             model = new LoadedModel(m.policyVersion(), decoder, new ByteTokenizer(), m);
             warm(model);
         } catch (PolicyException e) {
