@@ -1,0 +1,155 @@
+package ai.openalice.rl.agent.loop;
+
+import ai.openalice.rl.agent.format.ToolCallFormat;
+import ai.openalice.rl.agent.tools.Observation;
+import ai.openalice.rl.agent.tools.ToolContext;
+import ai.openalice.rl.agent.tools.Tools;
+import ai.openalice.rl.events.Action;
+import ai.openalice.rl.events.AgentTask;
+import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.events.Termination;
+import ai.openalice.rl.events.Trajectory;
+import ai.openalice.rl.events.Turn;
+import ai.openalice.rl.model.tokenizer.Tokenizer;
+import ai.openalice.rl.policy.Completion;
+import ai.openalice.rl.policy.CompletionRequest;
+import ai.openalice.rl.policy.Policy;
+import ai.openalice.rl.policy.PolicyException;
+import ai.openalice.rl.sandbox.Sandbox;
+import ai.openalice.rl.sandbox.SandboxException;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * think → act → observe. The context is the system prompt (the tool-call format and the tools),
+ * the task's problem statement, then alternating model turns and observations. Each turn asks the
+ * policy for a completion, parses the call, runs it in the sandbox and appends the (capped)
+ * observation. The episode ends when the agent submits, or at max_steps, max_context, the wall
+ * clock (timeout), or an infrastructure failure of the sandbox or the policy (infra_error — never
+ * a failure of the policy).
+ */
+public final class AgentLoop {
+    static final String SYSTEM = "You are a software engineer fixing a bug in the repository at %s. Explore it, reproduce the problem,"
+            + " edit the code, run the tests, and call submit when the fix is done.\n%s";
+
+    private final Policy policy;
+    private final Tokenizer tokenizer;
+    private final ToolCallFormat format;
+    private final Tools tools;
+
+    public AgentLoop(Policy policy, Tokenizer tokenizer, ToolCallFormat format, Tools tools) {
+        this.policy = policy;
+        this.tokenizer = tokenizer;
+        this.format = format;
+        this.tools = tools;
+    }
+
+    /** The system prompt the agent sees (nothing privileged: the task's id, statement and workspace only). */
+    public String systemPrompt(String workdir) {
+        return String.format(SYSTEM, workdir, format.describe(tools.all()));
+    }
+
+    public Episode run(AgentTask task, Sandbox sandbox, LoopConfig cfg) {
+        long start = System.nanoTime();
+        long deadline = start + cfg.episodeTimeout().toNanos();
+        var template = new ChatTemplate(tokenizer);
+        var ctx = new ToolContext(sandbox, cfg.toolTimeout(), cfg.toolTimeout().multipliedBy(2));
+        var turns = new ArrayList<Turn>();
+        int[] context = new int[0];
+        int[] delta = ChatTemplate.concat(template.system(systemPrompt(sandbox.workdir())), template.user(task.problemStatement()),
+                template.assistant());
+        long policyNanos = 0;
+        long toolNanos = 0;
+        long promptTokens = 0;
+        long completionTokens = 0;
+        Termination end = null;
+        RolloutCompleted.Failure error = null;
+        for (int step = 0; end == null; step++) {
+            if (System.nanoTime() > deadline) {
+                end = Termination.TIMEOUT;
+                break;
+            }
+            if (step >= cfg.maxSteps()) {
+                end = Termination.MAX_STEPS;
+                break;
+            }
+            int[] prompt = ChatTemplate.concat(context, delta);
+            if (prompt.length + cfg.maxTokensPerTurn() > cfg.maxContextTokens()) {
+                end = Termination.MAX_CONTEXT;
+                break;
+            }
+            Completion c;
+            long t0 = System.nanoTime();
+            try {
+                c = policy.complete(new CompletionRequest(prompt, cfg.maxTokensPerTurn(), cfg.temperature(), cfg.topP(),
+                        cfg.seed() == null ? null : cfg.seed() + step, cfg.stop(), null));
+            } catch (PolicyException e) {
+                end = Termination.INFRA_ERROR;
+                error = new RolloutCompleted.Failure("policy", e.getMessage());
+                break;
+            }
+            long t1 = System.nanoTime();
+            policyNanos += t1 - t0;
+            promptTokens += delta.length;
+            completionTokens += c.tokens().length;
+            Action action;
+            Observation obs;
+            try {
+                switch (format.parse(c.text())) {
+                    case ToolCallFormat.Parsed.Call call -> {
+                        action = new Action(call.tool(), call.args(), null);
+                        obs = tools.call(call.tool(), call.args(), ctx);
+                    }
+                    case ToolCallFormat.Parsed.Unparsable u -> {
+                        action = new Action("", JsonNodeFactory.instance.objectNode(), u.reason());
+                        obs = Observation.error("Your answer could not be read as a tool call: " + u.reason());
+                    }
+                }
+            } catch (SandboxException e) {
+                end = Termination.INFRA_ERROR;
+                error = new RolloutCompleted.Failure("sandbox", e.getMessage());
+                action = new Action("", JsonNodeFactory.instance.objectNode(), null);
+                obs = Observation.error("");
+            }
+            long t2 = System.nanoTime();
+            toolNanos += t2 - t1;
+            String observation = cap(obs.text(), cfg.maxObservationChars());
+            turns.add(new Turn(step, boxed(delta), boxed(c.tokens()), Arrays.stream(c.logprobs()).boxed().toList(), c.policyVersion(), action,
+                    observation, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000));
+            context = ChatTemplate.concat(prompt, c.tokens());
+            if (end == null && obs.terminal()) {
+                end = Termination.SUBMITTED;
+            }
+            delta = ChatTemplate.concat(template.toolResult(observation), template.assistant());
+        }
+        String patch = "";
+        if (end != Termination.INFRA_ERROR) {
+            try {
+                patch = sandbox.diff();
+            } catch (SandboxException e) {
+                end = Termination.INFRA_ERROR;
+                error = new RolloutCompleted.Failure("sandbox", "computing the patch: " + e.getMessage());
+            }
+        }
+        long wall = (System.nanoTime() - start) / 1_000_000;
+        var stats = new RolloutCompleted.Stats(turns.size(), promptTokens, completionTokens, wall, policyNanos / 1_000_000, toolNanos / 1_000_000);
+        return new Episode(new Trajectory(turns), end, error, patch, stats);
+    }
+
+    /** Keeps the head and the tail of a long observation and says how much was cut between them. */
+    static String cap(String text, int max) {
+        if (text.length() <= max) {
+            return text;
+        }
+        int head = max / 2;
+        int tail = max - head;
+        return text.substring(0, head) + "\n[... " + (text.length() - head - tail) + " characters cut ...]\n"
+                + text.substring(text.length() - tail);
+    }
+
+    private static List<Integer> boxed(int[] a) {
+        return Arrays.stream(a).boxed().toList();
+    }
+}

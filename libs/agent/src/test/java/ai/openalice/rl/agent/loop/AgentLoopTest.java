@@ -1,0 +1,159 @@
+package ai.openalice.rl.agent.loop;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.openalice.rl.agent.format.CompactFormat;
+import ai.openalice.rl.agent.format.JsonFunctionFormat;
+import ai.openalice.rl.agent.format.ToolCallFormat;
+import ai.openalice.rl.agent.scripted.OraclePolicy;
+import ai.openalice.rl.agent.scripted.RandomPolicy;
+import ai.openalice.rl.agent.tools.Tools;
+import ai.openalice.rl.events.Termination;
+import ai.openalice.rl.events.Turn;
+import ai.openalice.rl.events.VerificationStatus;
+import ai.openalice.rl.events.task.Task;
+import ai.openalice.rl.events.task.TaskReader;
+import ai.openalice.rl.harness.Harness;
+import ai.openalice.rl.harness.VerifierOptions;
+import ai.openalice.rl.model.tokenizer.ByteTokenizer;
+import ai.openalice.rl.policy.Completion;
+import ai.openalice.rl.policy.CompletionRequest;
+import ai.openalice.rl.policy.Policy;
+import ai.openalice.rl.policy.PolicyException;
+import ai.openalice.rl.sandbox.Sandbox;
+import ai.openalice.rl.sandbox.SandboxSpec;
+import ai.openalice.rl.sandbox.WorkspaceSource;
+import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
+import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class AgentLoopTest {
+    static final ByteTokenizer TOK = new ByteTokenizer();
+    static LocalSandboxProvider provider;
+    static Task task;
+
+    @BeforeAll
+    static void setUp() {
+        provider = new LocalSandboxProvider(LocalSandboxConfig.defaults()
+                .withRoot(Path.of("/tmp", "alice-rl-test-loop-" + UUID.randomUUID().toString().substring(0, 8))));
+        Path tasks = Path.of("..", "..", "examples", "tasks", "calc.jsonl").toAbsolutePath().normalize();
+        task = ((TaskReader.Line.Valid) TaskReader.read(tasks).getFirst()).task();
+    }
+
+    @AfterAll
+    static void tearDown() {
+        provider.close();
+    }
+
+    private Sandbox sandbox() {
+        return provider.create(SandboxSpec.of(WorkspaceSource.of(task.workspace(), null)));
+    }
+
+    private Episode run(Policy policy, ToolCallFormat format, LoopConfig cfg) {
+        try (Sandbox s = sandbox()) {
+            return new AgentLoop(policy, TOK, format, Tools.standard()).run(task.agentView(1), s, cfg);
+        }
+    }
+
+    @Test
+    void theOracleResolvesTheTaskInEitherFormat() {
+        for (ToolCallFormat format : new ToolCallFormat[] {new CompactFormat(), new JsonFunctionFormat()}) {
+            Episode e = run(new OraclePolicy(task.patch(), TOK, format), format, LoopConfig.defaults(10, 8192));
+            assertEquals(Termination.SUBMITTED, e.termination(), format.name() + ": " + e.trajectory());
+            assertEquals(2, e.trajectory().turns().size(), "one hunk, then submit");
+            assertNull(e.trajectory().turns().getFirst().action().parseError());
+            var verdict = new Harness(provider, VerifierOptions.defaults()).verify(task, e.patch());
+            assertEquals(VerificationStatus.RESOLVED, verdict.status(), format.name() + ": " + e.patch());
+        }
+    }
+
+    @Test
+    void maxStepsCountsEveryTurnIncludingUnreadableOnes() {
+        Episode e = run(new RandomPolicy(3, TOK, 0), new CompactFormat(), LoopConfig.defaults(6, 16384));
+        assertEquals(Termination.MAX_STEPS, e.termination());
+        assertEquals(6, e.trajectory().turns().size());
+        assertEquals(6, e.stats().turns());
+        var unreadable = e.trajectory().turns().stream().filter(t -> t.action().parseError() != null).findFirst();
+        assertTrue(unreadable.isPresent(), "the random policy sometimes answers without a call");
+        assertTrue(unreadable.get().observation().startsWith("Your answer could not be read as a tool call: no 'call: TOOL' line"));
+    }
+
+    @Test
+    void deltasAndCompletionsRebuildWhatThePolicySaw() {
+        var seen = new ArrayList<int[]>();
+        Policy recording = new Policy() {
+            final RandomPolicy inner = new RandomPolicy(5, TOK, 0);
+
+            @Override
+            public String name() {
+                return "recording";
+            }
+
+            @Override
+            public Completion complete(CompletionRequest r) {
+                seen.add(r.prompt());
+                return inner.complete(r);
+            }
+        };
+        Episode e = run(recording, new CompactFormat(), LoopConfig.defaults(4, 16384));
+        var rebuilt = new ArrayList<Integer>();
+        for (int i = 0; i < e.trajectory().turns().size(); i++) {
+            Turn t = e.trajectory().turns().get(i);
+            rebuilt.addAll(t.promptDeltaTokenIds());
+            assertArrayEquals(seen.get(i), rebuilt.stream().mapToInt(Integer::intValue).toArray(), "prompt of turn " + i);
+            rebuilt.addAll(t.completionTokenIds());
+        }
+        assertTrue(TOK.decode(seen.getFirst()).contains(task.problemStatement()));
+        assertTrue(!TOK.decode(seen.getFirst()).contains("test_add_positive"), "hidden test names never reach the agent");
+    }
+
+    @Test
+    void contextTimeoutAndInfrastructureEndings() {
+        Episode tight = run(new RandomPolicy(1, TOK, 0), new CompactFormat(), LoopConfig.defaults(10, 300));
+        assertEquals(Termination.MAX_CONTEXT, tight.termination());
+        assertEquals(0, tight.trajectory().turns().size());
+
+        Policy sleeper = new Policy() {
+            public String name() {
+                return "sleeper";
+            }
+
+            public Completion complete(CompletionRequest r) {
+                int[] ids = TOK.encode("call: bash\ncommand: sleep 2\n");
+                return new Completion(ids, new double[ids.length], "call: bash\ncommand: sleep 2\n", Completion.FinishReason.STOP, 0);
+            }
+        };
+        Episode slow = run(sleeper, new CompactFormat(), LoopConfig.defaults(10, 16384).withTimeout(Duration.ofSeconds(1)));
+        assertEquals(Termination.TIMEOUT, slow.termination());
+        assertEquals(1, slow.trajectory().turns().size());
+
+        Policy broken = new Policy() {
+            public String name() {
+                return "broken";
+            }
+
+            public Completion complete(CompletionRequest r) {
+                throw new PolicyException("inference service unreachable");
+            }
+        };
+        Episode infra = run(broken, new CompactFormat(), LoopConfig.defaults(10, 16384));
+        assertEquals(Termination.INFRA_ERROR, infra.termination());
+        assertEquals("policy", infra.error().kind());
+        assertEquals("inference service unreachable", infra.error().message());
+    }
+
+    @Test
+    void longObservationsKeepHeadAndTail() {
+        String capped = AgentLoop.cap("a".repeat(100) + "b".repeat(100), 64);
+        assertEquals("a".repeat(32) + "\n[... 136 characters cut ...]\n" + "b".repeat(32), capped);
+    }
+}
