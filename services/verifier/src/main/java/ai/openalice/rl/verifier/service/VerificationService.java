@@ -13,6 +13,7 @@ import ai.openalice.rl.events.task.TaskVersioning;
 import ai.openalice.rl.harness.FlakyRule;
 import ai.openalice.rl.harness.Harness;
 import ai.openalice.rl.harness.Verdict;
+import ai.openalice.rl.servicekit.BoundedRetry;
 import ai.openalice.rl.verifier.config.VerifierConfig;
 import ai.openalice.rl.verifier.messaging.Channels;
 import ai.openalice.rl.verifier.repository.TaskRepository;

@@ -1,4 +1,4 @@
-package ai.openalice.rl.verifier.service;
+package ai.openalice.rl.servicekit;
 
 import java.time.Duration;
 import java.util.function.Predicate;
