@@ -1,0 +1,57 @@
+package ai.openalice.rl.runner.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+/** The sandbox-runner's settings ({@code runner.*}). */
+@ConfigMapping(prefix = "runner")
+public interface RunnerConfig {
+
+    /** This runner's name in leases and logs; defaults to host name and pid. */
+    Optional<String> id();
+
+    /** Which policy acts: {@code http} (the inference service or an OpenAI-compatible server), {@code oracle} or {@code random}. */
+    @WithDefault("http")
+    String policy();
+
+    /** Base URL of the OpenAI-compatible completions server, for {@code policy=http}. */
+    @WithDefault("http://127.0.0.1:8085")
+    String inferenceUrl();
+
+    /** For {@code policy=oracle} (fixtures and tests only): a task file whose gold patches the oracle replays. */
+    Optional<Path> oracleTasks();
+
+    /** compact (the built-in model) or json (large models). */
+    @WithDefault("compact")
+    String toolCallFormat();
+
+    /** Context budget of an episode in tokens (prompt + next completion). */
+    @WithDefault("4096")
+    int maxContextTokens();
+
+    /** Git mirrors folder for tasks given as repo + base_commit. */
+    Optional<Path> mirrors();
+
+    /** Where local sandboxes live. */
+    @WithDefault("/tmp/alice-rl-runner-sandboxes")
+    Path sandboxRoot();
+
+    /** Where large trajectories are written (the local artifact store). */
+    @WithDefault("/tmp/alice-rl-artifacts/trajectories")
+    Path artifactDir();
+
+    /** Trajectories larger than this (JSON bytes) go to the artifact store instead of inline. */
+    @WithDefault("262144")
+    int inlineTrajectoryBytes();
+
+    /** A lease whose heartbeat is older than this is presumed dead and may be taken over. */
+    @WithDefault("PT1M")
+    Duration leaseTimeout();
+
+    /** How often this runner renews its leases. */
+    @WithDefault("5s")
+    String heartbeatInterval();
+}

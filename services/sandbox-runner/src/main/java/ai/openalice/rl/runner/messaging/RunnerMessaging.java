@@ -1,0 +1,62 @@
+package ai.openalice.rl.runner.messaging;
+
+import ai.openalice.rl.runner.repository.LeaseRepository;
+import ai.openalice.rl.runner.service.EpisodeService;
+import ai.openalice.rl.servicekit.OutboxRelay;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.reactive.messaging.MutinyEmitter;
+import io.smallrye.reactive.messaging.annotations.Blocking;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.util.Map;
+import org.eclipse.microprofile.reactive.messaging.Channel;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+
+/** The runner's Kafka side: rollouts in (bounded pool), rollouts out (outbox), lease heartbeats, graceful shutdown. */
+@ApplicationScoped
+public class RunnerMessaging {
+    @Inject
+    EpisodeService episodes;
+
+    @Inject
+    LeaseRepository leases;
+
+    @Inject
+    Pool pool;
+
+    @Inject
+    @Channel(EpisodeService.CHANNEL)
+    MutinyEmitter<byte[]> completed;
+
+    private OutboxRelay relay;
+
+    @PostConstruct
+    void init() {
+        relay = new OutboxRelay(pool, "runner", Map.of(EpisodeService.CHANNEL, completed));
+    }
+
+    /** One episode on the {@code episodes} pool ({@code RUNNER_CONCURRENCY} at a time); the offset is committed after it returns. */
+    @Incoming("rollouts-requested")
+    @Blocking(value = "episodes", ordered = false)
+    public void rollout(byte[] value) {
+        episodes.run(value);
+    }
+
+    @Scheduled(every = "1s", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void relay() {
+        relay.relay();
+    }
+
+    @Scheduled(every = "${runner.heartbeat-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void heartbeat() {
+        leases.heartbeat(episodes.owner(), episodes.inFlight());
+    }
+
+    void onStop(@Observes ShutdownEvent ev) {
+        episodes.stop();
+    }
+}

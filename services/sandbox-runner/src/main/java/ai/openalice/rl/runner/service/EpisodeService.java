@@ -1,0 +1,174 @@
+package ai.openalice.rl.runner.service;
+
+import ai.openalice.rl.agent.format.CompactFormat;
+import ai.openalice.rl.agent.format.JsonFunctionFormat;
+import ai.openalice.rl.agent.format.ToolCallFormat;
+import ai.openalice.rl.agent.loop.AgentLoop;
+import ai.openalice.rl.agent.loop.Episode;
+import ai.openalice.rl.agent.loop.LoopConfig;
+import ai.openalice.rl.agent.tools.Tools;
+import ai.openalice.rl.events.ArtifactRef;
+import ai.openalice.rl.events.Envelope;
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.events.RolloutRequested;
+import ai.openalice.rl.events.Termination;
+import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.events.Trajectory;
+import ai.openalice.rl.events.TrajectoryRef;
+import ai.openalice.rl.model.tokenizer.ByteTokenizer;
+import ai.openalice.rl.policy.PolicyException;
+import ai.openalice.rl.runner.config.RunnerConfig;
+import ai.openalice.rl.runner.repository.LeaseRepository;
+import ai.openalice.rl.sandbox.Sandbox;
+import ai.openalice.rl.sandbox.SandboxException;
+import ai.openalice.rl.sandbox.SandboxSpec;
+import ai.openalice.rl.sandbox.WorkspaceSource;
+import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
+import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jboss.logging.Logger;
+
+/**
+ * Runs one rollout: takes the lease, builds a sandbox from the task's workspace, runs the agent
+ * loop with the episode's policy, and publishes rollouts.completed exactly once per rollout id
+ * (the lease's state and the event in one transaction). A sandbox or policy failure is an
+ * {@code infra_error} episode, published so that the dispatcher retries it — never a reward of 0.
+ */
+@ApplicationScoped
+public class EpisodeService {
+    private static final Logger LOG = Logger.getLogger(EpisodeService.class);
+    public static final String CHANNEL = "rollouts-completed";
+
+    @Inject
+    RunnerConfig config;
+
+    @Inject
+    LeaseRepository leases;
+
+    @Inject
+    MeterRegistry metrics;
+
+    private String owner;
+    private LocalSandboxProvider sandboxes;
+    private PolicyFactory policies;
+    private ToolCallFormat format;
+    private final ByteTokenizer tokenizer = new ByteTokenizer();
+    private final Set<UUID> inFlight = ConcurrentHashMap.newKeySet();
+    private volatile boolean stopping;
+
+    @PostConstruct
+    void init() {
+        owner = config.id().orElseGet(() -> {
+            try {
+                return java.net.InetAddress.getLocalHost().getHostName() + "-" + ProcessHandle.current().pid();
+            } catch (java.net.UnknownHostException e) {
+                return "runner-" + ProcessHandle.current().pid();
+            }
+        });
+        sandboxes = new LocalSandboxProvider(LocalSandboxConfig.defaults().withRoot(config.sandboxRoot()));
+        format = config.toolCallFormat().equals("json") ? new JsonFunctionFormat() : new CompactFormat();
+        policies = new PolicyFactory(config, tokenizer, format);
+        metrics.gaugeCollectionSize("runner_episodes_in_flight", List.of(), inFlight);
+    }
+
+    public String owner() {
+        return owner;
+    }
+
+    public Set<UUID> inFlight() {
+        return Set.copyOf(inFlight);
+    }
+
+    /** Stops taking work (graceful shutdown) and gives back the leases of unfinished episodes. */
+    public void stop() {
+        stopping = true;
+        int released = leases.release(owner);
+        LOG.infof("runner %s stopping: %d lease(s) handed back", owner, released);
+    }
+
+    public void run(byte[] value) {
+        if (stopping) {
+            throw new IllegalStateException("runner " + owner + " is shutting down; the rollout stays for another runner");
+        }
+        Envelope<RolloutRequested> in = switch (EventCodec.<RolloutRequested>decode(Topic.ROLLOUTS_REQUESTED, value)) {
+            case EventCodec.Decoded.Malformed<RolloutRequested> m -> throw new IllegalArgumentException(m.reason());
+            case EventCodec.Decoded.Ok<RolloutRequested> ok -> ok.envelope();
+        };
+        RolloutRequested r = in.payload();
+        if (!leases.claim(r.rolloutId(), r.attempt(), owner, config.leaseTimeout())) {
+            metrics.counter("runner_skipped_total").increment();
+            LOG.infof("%s is published or held by a live runner: skipped", r.logContext());
+            return;
+        }
+        inFlight.add(r.rolloutId());
+        try {
+            Episode e = episode(r);
+            var completed = new RolloutCompleted(r.taskId(), r.groupId(), r.rolloutId(), r.policyVersion(), r.task().taskVersion(), r.attempt(),
+                    owner, e.termination(), e.error(), e.patch(), trajectoryRef(r.rolloutId(), e.trajectory()), e.stats());
+            var event = Envelope.of(completed, in.traceparent());
+            if (!leases.publish(r.rolloutId(), owner, CHANNEL, event.key(), EventCodec.encode(event))) {
+                LOG.warnf("%s: the lease was taken over while running; this result is dropped", r.logContext());
+                return;
+            }
+            record(e);
+            LOG.infof("%s %s after %d turn(s) in %d ms", r.logContext(), e.termination().wire(), e.stats().turns(), e.stats().wallTimeMs());
+        } finally {
+            inFlight.remove(r.rolloutId());
+        }
+    }
+
+    private Episode episode(RolloutRequested r) {
+        var limits = r.task().limits();
+        int context = limits.maxContextTokens() == null ? config.maxContextTokens() : Math.min(limits.maxContextTokens(), config.maxContextTokens());
+        var cfg = LoopConfig.defaults(limits.maxSteps(), context).withTimeout(Duration.ofSeconds(limits.episodeTimeoutS()))
+                .withSampling(r.sampling().temperature(), r.sampling().topP(), r.sampling().seed(), r.sampling().maxTokensPerTurn());
+        try (Sandbox sandbox = sandboxes.create(SandboxSpec.of(WorkspaceSource.of(r.task().workspace(), config.mirrors().orElse(null)))
+                .withLabels(Map.of("task", r.taskId(), "rollout", r.rolloutId().toString())))) {
+            var loop = new AgentLoop(policies.forEpisode(r.taskId(), r.rolloutId()), tokenizer, format, Tools.standard());
+            return loop.run(r.task(), sandbox, cfg);
+        } catch (SandboxException | PolicyException ex) {
+            String kind = ex instanceof SandboxException ? "sandbox" : "policy";
+            return new Episode(new Trajectory(List.of()), Termination.INFRA_ERROR, new RolloutCompleted.Failure(kind, ex.getMessage()), "",
+                    new RolloutCompleted.Stats(0, 0, 0, 0, 0, 0));
+        }
+    }
+
+    /** Inline when small; otherwise written to the artifact store and referenced by URI and sha256. */
+    private TrajectoryRef trajectoryRef(UUID rolloutId, Trajectory t) {
+        try {
+            byte[] json = EventCodec.mapper().writeValueAsBytes(t);
+            if (json.length <= config.inlineTrajectoryBytes()) {
+                return new TrajectoryRef.Inline(t);
+            }
+            Files.createDirectories(config.artifactDir());
+            var file = config.artifactDir().resolve(rolloutId + ".json");
+            Files.write(file, json);
+            String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(json));
+            return new TrajectoryRef.Stored(new ArtifactRef(file.toUri().toString(), sha, json.length));
+        } catch (IOException | java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("cannot store the trajectory of " + rolloutId + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void record(Episode e) {
+        metrics.counter("runner_episodes_total", "termination", e.termination().wire()).increment();
+        metrics.counter("runner_turns_total").increment(e.stats().turns());
+        metrics.counter("runner_policy_ms_total").increment(e.stats().policyTimeMs());
+        metrics.counter("runner_tool_ms_total").increment(e.stats().toolTimeMs());
+        metrics.counter("runner_overhead_ms_total").increment(Math.max(0, e.stats().wallTimeMs() - e.stats().policyTimeMs() - e.stats().toolTimeMs()));
+    }
+}

@@ -1,0 +1,60 @@
+package ai.openalice.rl.runner.service;
+
+import ai.openalice.rl.agent.format.ToolCallFormat;
+import ai.openalice.rl.agent.scripted.OraclePolicy;
+import ai.openalice.rl.agent.scripted.RandomPolicy;
+import ai.openalice.rl.events.task.TaskReader;
+import ai.openalice.rl.model.tokenizer.Tokenizer;
+import ai.openalice.rl.policy.OpenAiPolicy;
+import ai.openalice.rl.policy.Policy;
+import ai.openalice.rl.policy.PolicyException;
+import ai.openalice.rl.runner.config.RunnerConfig;
+import java.net.URI;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The policy of each episode: the served model over HTTP, or — for fixtures and tests only — the
+ * oracle replaying a gold patch read from a task file the operator names ({@code runner.oracle-tasks};
+ * gold patches never travel on rollouts.requested), or a random agent.
+ */
+final class PolicyFactory {
+    private final RunnerConfig config;
+    private final Tokenizer tokenizer;
+    private final ToolCallFormat format;
+    private final Policy http;
+    private final Map<String, String> goldPatches = new HashMap<>();
+
+    PolicyFactory(RunnerConfig config, Tokenizer tokenizer, ToolCallFormat format) {
+        this.config = config;
+        this.tokenizer = tokenizer;
+        this.format = format;
+        this.http = new OpenAiPolicy(URI.create(config.inferenceUrl()), null, -1, Duration.ofMinutes(5));
+        if (config.policy().equals("oracle")) {
+            var file = config.oracleTasks().orElseThrow(() -> new IllegalStateException("runner.policy=oracle needs runner.oracle-tasks"));
+            for (var line : TaskReader.read(file)) {
+                if (line instanceof TaskReader.Line.Valid v && v.task().patch() != null) {
+                    goldPatches.put(v.task().instanceId(), v.task().patch());
+                }
+            }
+        }
+    }
+
+    /** A policy for one episode (the scripted ones keep per-episode state). */
+    Policy forEpisode(String taskId, UUID rolloutId) {
+        return switch (config.policy()) {
+            case "http" -> http;
+            case "oracle" -> {
+                String patch = goldPatches.get(taskId);
+                if (patch == null) {
+                    throw new PolicyException("the oracle has no gold patch for task " + taskId + " in " + config.oracleTasks().orElseThrow());
+                }
+                yield new OraclePolicy(patch, tokenizer, format);
+            }
+            case "random" -> new RandomPolicy(rolloutId.getLeastSignificantBits(), tokenizer, 0.1);
+            default -> throw new IllegalStateException("runner.policy '" + config.policy() + "' is not one of http, oracle, random");
+        };
+    }
+}

@@ -1,0 +1,19 @@
+-- The runner keeps nothing durable beyond in-flight leases: which runner holds which rollout, its
+-- heartbeat, and whether its result was published (exactly once per rollout id, with the outbox).
+CREATE TABLE leases (
+    rollout_id   uuid        PRIMARY KEY,
+    attempt      integer     NOT NULL,
+    owner        text        NOT NULL,
+    heartbeat_at timestamptz NOT NULL,
+    state        text        NOT NULL CHECK (state IN ('running', 'published'))
+);
+
+CREATE TABLE outbox (
+    id         bigserial   PRIMARY KEY,
+    topic      text        NOT NULL,
+    event_key  text        NOT NULL,
+    payload    bytea       NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    sent_at    timestamptz
+);
+CREATE INDEX outbox_unsent ON outbox (id) WHERE sent_at IS NULL;
