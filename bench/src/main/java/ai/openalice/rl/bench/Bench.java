@@ -21,8 +21,9 @@ public final class Bench {
             case "sandbox" -> SandboxBench.run(args);
             case "verifier" -> VerifierBench.run(args);
             case "inference" -> InferenceBench.run(args);
+            case "agent" -> AgentLoopBench.run(args);
             default -> {
-                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference");
+                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent");
                 System.exit(2);
             }
         }
