@@ -1,0 +1,159 @@
+package ai.openalice.rl.runner;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.openalice.rl.events.Envelope;
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.events.RolloutRequested;
+import ai.openalice.rl.events.Termination;
+import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.events.task.Limits;
+import ai.openalice.rl.events.task.Task;
+import ai.openalice.rl.events.task.TaskReader;
+import ai.openalice.rl.model.tokenizer.ByteTokenizer;
+import ai.openalice.rl.testkit.TestStack;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import java.io.File;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A runner process killed (SIGKILL) in the middle of an episode: after its lease goes stale and
+ * Kafka rebalances, a second runner process runs the rollout again, and the rollout is published
+ * exactly once, by the survivor.
+ */
+class RunnerCrashIT {
+    static final ObjectMapper JSON = new ObjectMapper();
+    final String suffix = ".it" + UUID.randomUUID().toString().substring(0, 8);
+    final AtomicInteger calls = new AtomicInteger();
+    final AtomicBoolean finish = new AtomicBoolean();
+
+    /** A slow stand-in for the inference service: the agent sleeps turn after turn until told to finish. */
+    private HttpServer fakeModel() throws Exception {
+        HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        s.createContext("/v1/completions", ex -> {
+            ex.getRequestBody().readAllBytes();
+            calls.incrementAndGet();
+            String text = finish.get() ? "call: submit\n" : "call: bash\ncommand: sleep 1\n";
+            int[] ids = new ByteTokenizer().encode(text);
+            byte[] body = JSON.writeValueAsBytes(Map.of("policy_version", 0, "choices", List.of(Map.of("text", text, "tokens", ids,
+                    "finish_reason", "stop", "logprobs", Map.of("token_logprobs", new double[ids.length])))));
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            ex.sendResponseHeaders(200, body.length);
+            ex.getResponseBody().write(body);
+            ex.close();
+        });
+        s.start();
+        return s;
+    }
+
+    private Process runner(String id, int modelPort) throws Exception {
+        int http;
+        try (var socket = new ServerSocket(0)) {
+            http = socket.getLocalPort();
+        }
+        var cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dquarkus.http.port=" + http, "-Drunner.id=" + id, "-Drunner.policy=http",
+                "-Drunner.inference-url=http://127.0.0.1:" + modelPort, "-Dalice.topic-suffix=" + suffix,
+                "-Dkafka.bootstrap.servers=" + TestStack.kafkaBootstrap(),
+                "-Dquarkus.datasource.jdbc.url=" + TestStack.jdbcUrl(),
+                "-Dquarkus.datasource.reactive.url=" + System.getProperty("alice.db.reactive-url"),
+                "-Dquarkus.datasource.username=" + TestStack.dbUser(), "-Dquarkus.datasource.password=" + TestStack.dbPassword(),
+                "-Dmp.messaging.incoming.rollouts-requested.session.timeout.ms=6000",
+                "-Dmp.messaging.incoming.rollouts-requested.heartbeat.interval.ms=1000",
+                "-Drunner.lease-timeout=PT4S", "-Drunner.heartbeat-interval=1s", "-Drunner.sandbox-root=/tmp/alice-rl-it-runner",
+                "-jar", System.getProperty("runner.app")));
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(new File("target/" + id + ".log")).start();
+    }
+
+    private RolloutRequested request(UUID rolloutId) {
+        Path tasks = Path.of("..", "..", "examples", "tasks", "calc.jsonl").toAbsolutePath().normalize();
+        Task t = ((TaskReader.Line.Valid) TaskReader.read(tasks).getFirst()).task();
+        var view = new ai.openalice.rl.events.AgentTask(t.instanceId(), 1, t.problemStatement(), t.workspace(), new Limits(40, null, 300, 60));
+        return new RolloutRequested(t.instanceId(), UUID.randomUUID(), rolloutId, 0, 1, 0, 1, RolloutRequested.Mode.TRAIN, null, view,
+                new RolloutRequested.Sampling(1.0, 1.0, 64, 1L), Instant.now().plusSeconds(600));
+    }
+
+    private List<RolloutCompleted> completions(UUID rolloutId, Duration wait, boolean settle) throws Exception {
+        String topic = "rollouts.completed" + suffix;
+        var found = new ArrayList<RolloutCompleted>();
+        try (var c = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
+            long deadline = System.nanoTime() + wait.toNanos();
+            while (System.nanoTime() < deadline && (settle || found.isEmpty())) {
+                if (!c.listTopics().containsKey(topic)) {
+                    Thread.sleep(300);
+                    continue;
+                }
+                if (c.assignment().isEmpty()) {
+                    var parts = c.partitionsFor(topic).stream().map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+                    c.assign(parts);
+                    c.seekToBeginning(parts);
+                }
+                for (var rec : c.poll(Duration.ofMillis(300))) {
+                    var d = EventCodec.<RolloutCompleted>decode(Topic.ROLLOUTS_COMPLETED, rec.value());
+                    if (d instanceof EventCodec.Decoded.Ok<RolloutCompleted> ok && ok.envelope().payload().rolloutId().equals(rolloutId)) {
+                        found.add(ok.envelope().payload());
+                    }
+                }
+            }
+        }
+        return found;
+    }
+
+    @Test
+    void aRolloutOfAKilledRunnerIsRerunAndPublishedOnce() throws Exception {
+        HttpServer model = fakeModel();
+        Process a = runner("runner-A", model.getAddress().getPort());
+        Process b = null;
+        try {
+            UUID id = UUID.randomUUID();
+            try (var p = new KafkaProducer<String, byte[]>(TestStack.producerProperties())) {
+                var env = Envelope.of(request(id));
+                p.send(new ProducerRecord<>("rollouts.requested" + suffix, env.key(), EventCodec.encode(env))).get(30, TimeUnit.SECONDS);
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (calls.get() < 3 && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertTrue(calls.get() >= 3, "runner A never started the episode; see target/runner-A.log");
+            a.destroyForcibly().waitFor(30, TimeUnit.SECONDS); // SIGKILL mid-episode: no shutdown hook, no lease handed back
+            finish.set(true);
+            b = runner("runner-B", model.getAddress().getPort());
+            var done = completions(id, Duration.ofSeconds(120), false);
+            assertEquals(1, done.size(), "see target/runner-B.log");
+            assertEquals("runner-B", done.getFirst().runnerId());
+            assertEquals(Termination.SUBMITTED, done.getFirst().termination());
+            assertEquals(1, completions(id, Duration.ofSeconds(5), true).size(), "published exactly once");
+        } finally {
+            a.destroyForcibly();
+            if (b != null) {
+                b.destroy();
+                b.waitFor(30, TimeUnit.SECONDS);
+            }
+            model.stop(0);
+        }
+    }
+
+}
