@@ -110,7 +110,7 @@ final class InferenceBench {
             for (int t = 0; t < TOKENS; t++) {
                 float[][] logits = batch.step(next);
                 for (int i = 0; i < streams; i++) {
-                    next[i] = argmax(logits[i]);
+                    next[i] = Sampler.argmax(logits[i]);
                 }
             }
         }
@@ -160,7 +160,7 @@ final class InferenceBench {
                 held = r;
                 float[][][] logits = (float[][][]) r.get("logits").orElseThrow().getValue();
                 length += ids.length;
-                int next = argmax(logits[0][logits[0].length - 1]);
+                int next = Sampler.argmax(logits[0][logits[0].length - 1]);
                 for (int l = 0; l < CONFIG.layers(); l++) {
                     past.put("past_key_" + l, (OnnxTensor) r.get("present_key_" + l).orElseThrow());
                     past.put("past_value_" + l, (OnnxTensor) r.get("present_value_" + l).orElseThrow());
@@ -174,14 +174,5 @@ final class InferenceBench {
         }
     }
 
-    private static int argmax(float[] v) {
-        int best = 0;
-        for (int i = 1; i < v.length; i++) {
-            if (v[i] > v[best]) {
-                best = i;
-            }
-        }
-        return best;
-    }
 
 }

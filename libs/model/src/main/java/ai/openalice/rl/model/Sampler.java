@@ -30,12 +30,7 @@ public final class Sampler {
         double t = temperature == 0 ? 1 : temperature;
         double[] logp = logSoftmax(logits, t);
         if (temperature == 0) {
-            int best = 0;
-            for (int i = 1; i < logits.length; i++) {
-                if (logits[i] > logits[best]) {
-                    best = i;
-                }
-            }
+            int best = argmax(logits);
             return new Choice(best, logp[best]);
         }
         Integer[] order = new Integer[logits.length];
@@ -58,6 +53,17 @@ public final class Sampler {
             }
         }
         return new Choice(order[kept - 1], logp[order[kept - 1]]);
+    }
+
+    /** The index of the largest value (the first one on ties). */
+    public static int argmax(float[] v) {
+        int best = 0;
+        for (int i = 1; i < v.length; i++) {
+            if (v[i] > v[best]) {
+                best = i;
+            }
+        }
+        return best;
     }
 
     /** log softmax(logits / t), computed stably in double precision. */

@@ -92,15 +92,6 @@ class OnnxParityTest {
         return last;
     }
 
-    private static int argmax(float[] v) {
-        int best = 0;
-        for (int i = 1; i < v.length; i++) {
-            if (v[i] > v[best]) {
-                best = i;
-            }
-        }
-        return best;
-    }
 
     private static double maxAbsDiff(float[] a, float[] b) {
         double m = 0;
@@ -138,8 +129,8 @@ class OnnxParityTest {
                 float[] ortLast = logits[0][logits[0].length - 1];
                 float[] djlLast = djlLastLogits(gpt, seq);
                 assertTrue(maxAbsDiff(ortLast, djlLast) < 1e-4, "step " + t + ": |ORT − DJL| = " + maxAbsDiff(ortLast, djlLast));
-                int next = argmax(ortLast);
-                assertEquals(argmax(djlLast), next, "greedy token at step " + t);
+                int next = Sampler.argmax(ortLast);
+                assertEquals(Sampler.argmax(djlLast), next, "greedy token at step " + t);
                 seq.add((long) next);
                 int pos = seq.size() - 1;
                 logits = ort.step(row(next), row(pos), row(ones(pos + 1)));

@@ -75,6 +75,28 @@ public final class TestStack {
         return admin;
     }
 
+    /**
+     * The partitions of {@code topic} once it exists (a topic is created by its first record),
+     * waiting up to {@code wait}; an AssertionError when it never appears.
+     */
+    public static java.util.List<org.apache.kafka.common.TopicPartition> awaitPartitions(
+            org.apache.kafka.clients.consumer.Consumer<?, ?> consumer, String topic, Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (consumer.listTopics().containsKey(topic)) {
+                return consumer.partitionsFor(topic).stream()
+                        .map(p -> new org.apache.kafka.common.TopicPartition(p.topic(), p.partition())).toList();
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        throw new AssertionError("topic " + topic + " did not appear within " + wait);
+    }
+
     /** Producer settings for byte-array values and string keys, acks=all, idempotent. */
     public static Properties producerProperties() {
         var p = new Properties();

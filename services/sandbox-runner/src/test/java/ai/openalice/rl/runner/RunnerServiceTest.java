@@ -33,7 +33,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
@@ -77,13 +76,7 @@ class RunnerServiceTest {
         var found = new ArrayList<RolloutCompleted>();
         try (var c = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
             long deadline = System.nanoTime() + wait.toNanos();
-            while (!c.listTopics().containsKey(completedTopic) && System.nanoTime() < deadline) {
-                Thread.sleep(200);
-            }
-            if (!c.listTopics().containsKey(completedTopic)) {
-                return found;
-            }
-            var parts = c.partitionsFor(completedTopic).stream().map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+            var parts = TestStack.awaitPartitions(c, completedTopic, wait);
             c.assign(parts);
             c.seekToBeginning(parts);
             while (System.nanoTime() < deadline && (settle || found.isEmpty())) {

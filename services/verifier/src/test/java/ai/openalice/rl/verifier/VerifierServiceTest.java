@@ -104,7 +104,7 @@ class VerifierServiceTest {
         var found = new ArrayList<VerificationCompleted>();
         try (var consumer = new KafkaConsumer<String, byte[]>(props)) {
             long deadline = System.nanoTime() + wait.toNanos();
-            var parts = partitions(consumer, verificationsTopic, deadline);
+            var parts = TestStack.awaitPartitions(consumer, verificationsTopic, wait);
             consumer.assign(parts);
             consumer.seekToBeginning(parts);
             while (System.nanoTime() < deadline) {
@@ -121,19 +121,6 @@ class VerifierServiceTest {
             }
         }
         return found;
-    }
-
-    /** The topic's partitions, once the topic exists (it is created by its first record). */
-    private static List<org.apache.kafka.common.TopicPartition> partitions(KafkaConsumer<String, byte[]> consumer, String topic, long deadline)
-            throws InterruptedException {
-        while (System.nanoTime() < deadline) {
-            if (consumer.listTopics().containsKey(topic)) {
-                return consumer.partitionsFor(topic).stream().map(p -> new org.apache.kafka.common.TopicPartition(p.topic(), p.partition()))
-                        .toList();
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("topic " + topic + " never appeared");
     }
 
     @Test
@@ -175,7 +162,7 @@ class VerifierServiceTest {
         producer.send(new ProducerRecord<>(rolloutsTopic, "k", "{not json".getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
         try (var consumer = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            var parts = partitions(consumer, deadLetterTopic, deadline);
+            var parts = TestStack.awaitPartitions(consumer, deadLetterTopic, Duration.ofSeconds(60));
             consumer.assign(parts);
             consumer.seekToBeginning(parts);
             String reason = null;

@@ -72,13 +72,7 @@ public class EpisodeService {
 
     @PostConstruct
     void init() {
-        owner = config.id().orElseGet(() -> {
-            try {
-                return java.net.InetAddress.getLocalHost().getHostName() + "-" + ProcessHandle.current().pid();
-            } catch (java.net.UnknownHostException e) {
-                return "runner-" + ProcessHandle.current().pid();
-            }
-        });
+        owner = ai.openalice.rl.servicekit.InstanceId.orDefault(config.id(), "runner");
         sandboxes = new LocalSandboxProvider(LocalSandboxConfig.defaults().withRoot(config.sandboxRoot()));
         format = config.toolCallFormat().equals("json") ? new JsonFunctionFormat() : new CompactFormat();
         policies = new PolicyFactory(config, tokenizer, format);

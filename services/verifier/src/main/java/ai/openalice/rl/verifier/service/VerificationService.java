@@ -59,13 +59,7 @@ public class VerificationService {
 
     @jakarta.annotation.PostConstruct
     void init() {
-        owner = config.instanceId().orElseGet(() -> {
-            try {
-                return java.net.InetAddress.getLocalHost().getHostName() + "-" + ProcessHandle.current().pid();
-            } catch (java.net.UnknownHostException e) {
-                return "verifier-" + ProcessHandle.current().pid();
-            }
-        });
+        owner = ai.openalice.rl.servicekit.InstanceId.orDefault(config.instanceId(), "verifier");
         registry.gauge("verifier_in_flight", inFlight);
     }
 
