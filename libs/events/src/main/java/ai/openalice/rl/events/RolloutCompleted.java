@@ -5,7 +5,7 @@ import java.util.UUID;
 /**
  * An episode that ended: its patch, its trajectory, why it ended, and where the time went.
  * {@code taskVersion} is the task revision the episode ran (from the request), so the verifier
- * judges it against the same hidden tests.
+ * judges it against the same hidden tests; {@code groupSize} is its GRPO group's size, for the trainer.
  */
 public record RolloutCompleted(
         String taskId,
@@ -13,6 +13,7 @@ public record RolloutCompleted(
         UUID rolloutId,
         long policyVersion,
         int taskVersion,
+        int groupSize,
         int attempt,
         String runnerId,
         Termination termination,

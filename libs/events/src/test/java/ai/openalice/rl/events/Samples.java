@@ -64,7 +64,7 @@ final class Samples {
                         TaskRejected.Origin.kafka("tasks.submitted", 2, 1234)),
                 new RolloutRequested("acme__calc-42", GROUP, ROLLOUT, 3, 8, 5, 1, RolloutRequested.Mode.TRAIN, null, agentTask(),
                         new RolloutRequested.Sampling(1.0, 1.0, 256, 17L), Instant.parse("2026-11-30T03:00:00Z")),
-                new RolloutCompleted("acme__calc-42", GROUP, ROLLOUT, 3, 1, 1, "runner-a", Termination.SUBMITTED, null,
+                new RolloutCompleted("acme__calc-42", GROUP, ROLLOUT, 3, 1, 8, 1, "runner-a", Termination.SUBMITTED, null,
                         "diff --git a/calc.py b/calc.py\n", new TrajectoryRef.Inline(trajectory()),
                         new RolloutCompleted.Stats(2, 4, 3, 900, 17, 40)),
                 new VerificationCompleted("acme__calc-42", GROUP, ROLLOUT, 3, VerificationStatus.RESOLVED, true, f2p,

@@ -90,7 +90,7 @@ class VerifierServiceTest {
     }
 
     private RolloutCompleted rollout(UUID rolloutId, Termination end, String patch) {
-        return new RolloutCompleted(task.instanceId(), UUID.randomUUID(), rolloutId, 0, 1, 1, "runner-test", end,
+        return new RolloutCompleted(task.instanceId(), UUID.randomUUID(), rolloutId, 0, 1, 2, 1, "runner-test", end,
                 end == Termination.INFRA_ERROR ? new RolloutCompleted.Failure("sandbox", "pod vanished") : null, patch,
                 new TrajectoryRef.Inline(new Trajectory(List.of())), new RolloutCompleted.Stats(0, 0, 0, 0, 0, 0));
     }

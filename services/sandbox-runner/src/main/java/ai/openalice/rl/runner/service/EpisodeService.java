@@ -111,7 +111,7 @@ public class EpisodeService {
         inFlight.add(r.rolloutId());
         try {
             Episode e = episode(r);
-            var completed = new RolloutCompleted(r.taskId(), r.groupId(), r.rolloutId(), r.policyVersion(), r.task().taskVersion(), r.attempt(),
+            var completed = new RolloutCompleted(r.taskId(), r.groupId(), r.rolloutId(), r.policyVersion(), r.task().taskVersion(), r.groupSize(), r.attempt(),
                     owner, e.termination(), e.error(), e.patch(), trajectoryRef(r.rolloutId(), e.trajectory()), e.stats());
             var event = Envelope.of(completed, in.traceparent());
             if (!leases.publish(r.rolloutId(), owner, CHANNEL, event.key(), EventCodec.encode(event))) {

@@ -1,0 +1,58 @@
+package ai.openalice.rl.rubric.messaging;
+
+import ai.openalice.rl.rubric.service.ScoringService;
+import ai.openalice.rl.servicekit.OutboxRelay;
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.reactive.messaging.MutinyEmitter;
+import io.smallrye.reactive.messaging.annotations.Blocking;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.Map;
+import org.eclipse.microprofile.reactive.messaging.Channel;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+
+/** rubric-prm's Kafka side: tasks and rollouts remembered, verdicts scored, rewards relayed from the outbox. */
+@ApplicationScoped
+public class RubricMessaging {
+    @Inject
+    ScoringService scoring;
+
+    @Inject
+    Pool pool;
+
+    @Inject
+    @Channel(ScoringService.CHANNEL)
+    MutinyEmitter<byte[]> rewards;
+
+    private OutboxRelay relay;
+
+    @PostConstruct
+    void init() {
+        relay = new OutboxRelay(pool, "rubric", Map.of(ScoringService.CHANNEL, rewards));
+    }
+
+    @Incoming("tasks-submitted")
+    @Blocking
+    public void task(byte[] value) {
+        scoring.rememberTask(value);
+    }
+
+    @Incoming("rollouts-completed")
+    @Blocking
+    public void rollout(byte[] value) {
+        scoring.rememberRollout(value);
+    }
+
+    @Incoming("verifications-completed")
+    @Blocking(ordered = false)
+    public void verification(byte[] value) {
+        scoring.score(value);
+    }
+
+    @Scheduled(every = "1s", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void relay() {
+        relay.relay();
+    }
+}

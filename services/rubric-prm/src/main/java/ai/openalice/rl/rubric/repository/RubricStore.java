@@ -1,0 +1,113 @@
+package ai.openalice.rl.rubric.repository;
+
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.events.Termination;
+import ai.openalice.rl.events.TrajectoryRef;
+import ai.openalice.rl.events.task.Task;
+import ai.openalice.rl.events.task.TaskParser;
+import ai.openalice.rl.events.task.TaskVersioning;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+
+/** rubric-prm's tables: tasks by version, rollouts waiting for their verdict, one score per rollout (with its outbox row). */
+@ApplicationScoped
+public class RubricStore {
+    static final Duration DB = Duration.ofSeconds(30);
+
+    @Inject
+    Pool pool;
+
+    public void storeTask(String taskId, ObjectNode body, boolean newVersion) {
+        String hash = TaskVersioning.contentHash(body);
+        pool.withTransaction(conn -> conn
+                .preparedQuery("SELECT version, content_hash FROM rubric.tasks WHERE task_id = $1 ORDER BY version DESC LIMIT 1")
+                .execute(Tuple.of(taskId))
+                .chain(rows -> {
+                    Row latest = rows.iterator().hasNext() ? rows.iterator().next() : null;
+                    var d = TaskVersioning.decide(latest == null ? null : latest.getInteger("version"),
+                            latest == null ? null : latest.getString("content_hash"), hash, newVersion);
+                    if (d instanceof TaskVersioning.Decision.Store s) {
+                        return conn.preparedQuery("INSERT INTO rubric.tasks (task_id, version, content_hash, body) VALUES ($1, $2, $3, $4)"
+                                + " ON CONFLICT DO NOTHING").execute(Tuple.of(taskId, s.version(), hash, new JsonObject(body.toString()))).replaceWithVoid();
+                    }
+                    return io.smallrye.mutiny.Uni.createFrom().voidItem();
+                })).await().atMost(DB);
+    }
+
+    /** The task (raw JSON and parsed) at a version. */
+    public Optional<Task> task(String taskId, int version) {
+        var rows = pool.preparedQuery("SELECT body FROM rubric.tasks WHERE task_id = $1 AND version = $2").execute(Tuple.of(taskId, version))
+                .await().atMost(DB);
+        if (!rows.iterator().hasNext()) {
+            return Optional.empty();
+        }
+        try {
+            var node = EventCodec.mapper().readTree(rows.iterator().next().getJsonObject("body").encode());
+            return switch (new TaskParser(Path.of("/")).parse(node)) {
+                case TaskParser.Result.Valid v -> Optional.of(v.task());
+                case TaskParser.Result.Invalid i -> Optional.empty();
+            };
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("stored task " + taskId + " is not JSON", e);
+        }
+    }
+
+    public void storeRollout(RolloutCompleted r) {
+        try {
+            String trajectory = EventCodec.mapper().writeValueAsString(r.trajectory());
+            pool.preparedQuery("INSERT INTO rubric.rollouts (rollout_id, task_id, task_version, group_size, termination, patch, trajectory)"
+                    + " VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING")
+                    .execute(Tuple.from(new Object[] {r.rolloutId(), r.taskId(), r.taskVersion(), r.groupSize(), r.termination().wire(), r.patch(),
+                            new JsonObject(trajectory)})).await().atMost(DB);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** What the scorer needs of a rollout. */
+    public record StoredRollout(UUID rolloutId, int taskVersion, int groupSize, Termination termination, String patch, TrajectoryRef trajectory) {}
+
+    public Optional<StoredRollout> rollout(UUID rolloutId) {
+        var rows = pool.preparedQuery("SELECT * FROM rubric.rollouts WHERE rollout_id = $1").execute(Tuple.of(rolloutId)).await().atMost(DB);
+        if (!rows.iterator().hasNext()) {
+            return Optional.empty();
+        }
+        Row r = rows.iterator().next();
+        try {
+            var ref = EventCodec.mapper().readValue(r.getJsonObject("trajectory").encode(), TrajectoryRef.class);
+            return Optional.of(new StoredRollout(rolloutId, r.getInteger("task_version"), r.getInteger("group_size"),
+                    Termination.of(r.getString("termination")), r.getString("patch"), ref));
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("stored trajectory of " + rolloutId + " is unreadable", e);
+        }
+    }
+
+    public boolean scored(UUID rolloutId) {
+        return pool.preparedQuery("SELECT 1 FROM rubric.scores WHERE rollout_id = $1").execute(Tuple.of(rolloutId)).await().atMost(DB)
+                .iterator().hasNext();
+    }
+
+    /** Stores the score and queues its event; false when the rollout was already scored (a redelivery). */
+    public boolean saveScore(UUID rolloutId, boolean masked, Double reward, Double sPrm, Integer rExec, String breakdownJson, String channel,
+            String key, byte[] event) {
+        return pool.withTransaction(conn -> conn
+                .preparedQuery("INSERT INTO rubric.scores (rollout_id, masked, reward, s_prm, r_exec, breakdown) VALUES ($1, $2, $3, $4, $5, $6)"
+                        + " ON CONFLICT DO NOTHING")
+                .execute(Tuple.from(new Object[] {rolloutId, masked, reward, sPrm, rExec, new io.vertx.core.json.JsonArray(breakdownJson)}))
+                .chain(ins -> ins.rowCount() == 0 ? io.smallrye.mutiny.Uni.createFrom().item(false)
+                        : conn.preparedQuery("INSERT INTO rubric.outbox (topic, event_key, payload) VALUES ($1, $2, $3)")
+                                .execute(Tuple.of(channel, key, Buffer.buffer(event))).replaceWith(true)))
+                .await().atMost(DB);
+    }
+}

@@ -1,0 +1,135 @@
+package ai.openalice.rl.rubric.service;
+
+import ai.openalice.rl.events.Envelope;
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.RewardScored;
+import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.events.TaskSubmitted;
+import ai.openalice.rl.events.Termination;
+import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.events.Trajectory;
+import ai.openalice.rl.events.TrajectoryRef;
+import ai.openalice.rl.events.VerificationCompleted;
+import ai.openalice.rl.events.VerificationStatus;
+import ai.openalice.rl.events.task.Task;
+import ai.openalice.rl.rubric.config.RubricConfig;
+import ai.openalice.rl.rubric.model.EpisodeFacts;
+import ai.openalice.rl.rubric.model.Privileged;
+import ai.openalice.rl.rubric.model.Rubric;
+import ai.openalice.rl.rubric.model.RubricParser;
+import ai.openalice.rl.rubric.model.Scorer;
+import ai.openalice.rl.rubric.repository.RubricStore;
+import ai.openalice.rl.servicekit.BoundedRetry;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.jboss.logging.Logger;
+
+/**
+ * Turns a verdict into a reward: the rollout's trajectory (from rollouts.completed) scored by the
+ * task's rubric (its own, or the built-in one), composed with r_exec and the margin γ. An
+ * infrastructure failure — of the episode or of the verification — passes through as masked,
+ * never as a reward. One score per rollout however often the verdict is delivered.
+ */
+@ApplicationScoped
+public class ScoringService {
+    private static final Logger LOG = Logger.getLogger(ScoringService.class);
+    public static final String CHANNEL = "rewards-scored";
+
+    @Inject
+    RubricStore store;
+
+    @Inject
+    RubricConfig config;
+
+    @Inject
+    MeterRegistry metrics;
+
+    public void rememberTask(byte[] value) {
+        if (EventCodec.<TaskSubmitted>decode(Topic.TASKS_SUBMITTED, value) instanceof EventCodec.Decoded.Ok<TaskSubmitted> ok) {
+            var t = ok.envelope().payload();
+            if (t.task() != null && t.task().path("instance_id").isTextual()) {
+                store.storeTask(t.task().get("instance_id").asText(), t.task(), t.newVersion());
+            }
+        }
+    }
+
+    public void rememberRollout(byte[] value) {
+        if (EventCodec.<RolloutCompleted>decode(Topic.ROLLOUTS_COMPLETED, value) instanceof EventCodec.Decoded.Ok<RolloutCompleted> ok) {
+            store.storeRollout(ok.envelope().payload());
+        }
+    }
+
+    public void score(byte[] value) {
+        Envelope<VerificationCompleted> in = switch (EventCodec.<VerificationCompleted>decode(Topic.VERIFICATIONS_COMPLETED, value)) {
+            case EventCodec.Decoded.Malformed<VerificationCompleted> m -> throw new IllegalArgumentException(m.reason());
+            case EventCodec.Decoded.Ok<VerificationCompleted> ok -> ok.envelope();
+        };
+        VerificationCompleted v = in.payload();
+        if (store.scored(v.rolloutId())) {
+            metrics.counter("rubric_duplicates_total").increment();
+            return;
+        }
+        var wait = new BoundedRetry(config.waitAttempts(), config.waitBackoff());
+        Optional<RubricStore.StoredRollout> rollout = wait.until(() -> store.rollout(v.rolloutId()), Optional::isPresent);
+        if (rollout.isEmpty()) {
+            throw new IllegalStateException(v.logContext() + ": its rollouts.completed never arrived; the verdict waits in the dead-letter topic");
+        }
+        RubricStore.StoredRollout r = rollout.get();
+        RewardScored scored;
+        String breakdown;
+        if (v.status() == VerificationStatus.INFRA_ERROR || r.termination() == Termination.INFRA_ERROR) {
+            String why = r.termination() == Termination.INFRA_ERROR ? "episode ended in infra_error" : "verification infra_error: " + v.error();
+            scored = new RewardScored(v.taskId(), v.groupId(), v.rolloutId(), v.policyVersion(), r.groupSize(), true, why, r.termination(), null, null,
+                    config.gamma(), null, null, List.of(), r.trajectory());
+            breakdown = "[]";
+            metrics.counter("rubric_masked_total").increment();
+        } else {
+            Optional<Task> task = wait.until(() -> store.task(v.taskId(), r.taskVersion()), Optional::isPresent);
+            if (task.isEmpty()) {
+                throw new IllegalStateException(v.logContext() + ": task v" + r.taskVersion() + " never arrived on tasks.submitted");
+            }
+            Rubric rubric = rubricOf(task.get(), r.taskVersion());
+            var facts = EpisodeFacts.of(trajectory(r.trajectory()), r.patch(), task.get().limits().maxSteps(), r.termination());
+            var result = Scorer.score(rubric, facts, Privileged.of(task.get()), v.resolved(), config.gamma());
+            var criteria = result.criteria().stream().map(c -> new RewardScored.Criterion(c.id(), c.weight(), c.q(), c.detail())).toList();
+            scored = new RewardScored(v.taskId(), v.groupId(), v.rolloutId(), v.policyVersion(), r.groupSize(), false, null, r.termination(),
+                    result.rExec(), result.sPrm(), config.gamma(), result.reward(), rubric.version(), criteria, r.trajectory());
+            try {
+                breakdown = EventCodec.mapper().writeValueAsString(criteria);
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        var event = Envelope.of(scored, in.traceparent());
+        if (store.saveScore(v.rolloutId(), scored.masked(), scored.reward(), scored.sPrm(), scored.rExec(), breakdown, CHANNEL, event.key(),
+                EventCodec.encode(event))) {
+            metrics.counter("rubric_scored_total").increment();
+            LOG.infof("%s %s", v.logContext(), scored.masked() ? "masked: " + scored.maskReason() : "R=" + scored.reward() + " s_prm=" + scored.sPrm());
+        }
+    }
+
+    /** The task's own rubric (its {@code rubric} field, versioned with the task) or the built-in one. */
+    static Rubric rubricOf(Task task, int taskVersion) {
+        var own = task.raw().get("rubric");
+        return own == null || own.isNull() ? Rubric.builtIn() : RubricParser.parse(own, taskVersion + 1);
+    }
+
+    static Trajectory trajectory(TrajectoryRef ref) {
+        return switch (ref) {
+            case TrajectoryRef.Inline i -> i.trajectory();
+            case TrajectoryRef.Stored s -> {
+                try {
+                    yield EventCodec.mapper().readValue(Files.readAllBytes(Path.of(URI.create(s.artifact().uri()))), Trajectory.class);
+                } catch (java.io.IOException e) {
+                    throw new IllegalStateException("cannot read the trajectory at " + s.artifact().uri() + ": " + e.getMessage(), e);
+                }
+            }
+        };
+    }
+}
