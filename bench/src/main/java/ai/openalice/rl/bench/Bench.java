@@ -22,8 +22,9 @@ public final class Bench {
             case "verifier" -> VerifierBench.run(args);
             case "inference" -> InferenceBench.run(args);
             case "agent" -> AgentLoopBench.run(args);
+            case "rubric" -> RubricBench.run(args);
             default -> {
-                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent");
+                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, rubric");
                 System.exit(2);
             }
         }
