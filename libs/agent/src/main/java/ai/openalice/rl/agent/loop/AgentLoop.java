@@ -38,12 +38,19 @@ public final class AgentLoop {
     private final Tokenizer tokenizer;
     private final ToolCallFormat format;
     private final Tools tools;
+    private final TestTimeSelection selection;
 
     public AgentLoop(Policy policy, Tokenizer tokenizer, ToolCallFormat format, Tools tools) {
+        this(policy, tokenizer, format, tools, null);
+    }
+
+    /** With {@code selection}, each turn samples M candidates and executes the best by π·exp(β·u); null = one sample. */
+    public AgentLoop(Policy policy, Tokenizer tokenizer, ToolCallFormat format, Tools tools, TestTimeSelection selection) {
         this.policy = policy;
         this.tokenizer = tokenizer;
         this.format = format;
         this.tools = tools;
+        this.selection = selection;
     }
 
     /** The system prompt the agent sees (nothing privileged: the task's id, statement and workspace only). */
@@ -83,8 +90,7 @@ public final class AgentLoop {
             Completion c;
             long t0 = System.nanoTime();
             try {
-                c = policy.complete(new CompletionRequest(prompt, cfg.maxTokensPerTurn(), cfg.temperature(), cfg.topP(),
-                        cfg.seed() == null ? null : cfg.seed() + step, cfg.stop(), null));
+                c = next(prompt, cfg, step, new Trajectory(turns));
             } catch (PolicyException e) {
                 end = Termination.INFRA_ERROR;
                 error = new RolloutCompleted.Failure("policy", e.getMessage());
@@ -136,6 +142,23 @@ public final class AgentLoop {
         long wall = (System.nanoTime() - start) / 1_000_000;
         var stats = new RolloutCompleted.Stats(turns.size(), promptTokens, completionTokens, wall, policyNanos / 1_000_000, toolNanos / 1_000_000);
         return new Episode(new Trajectory(turns), end, error, patch, stats);
+    }
+
+    /** One completion, or — with test-time selection — the best of M. */
+    private Completion next(int[] prompt, LoopConfig cfg, int step, Trajectory soFar) {
+        if (selection == null) {
+            return policy.complete(new CompletionRequest(prompt, cfg.maxTokensPerTurn(), cfg.temperature(), cfg.topP(),
+                    cfg.seed() == null ? null : cfg.seed() + step, cfg.stop(), null));
+        }
+        var completions = new ArrayList<Completion>();
+        var parsed = new ArrayList<ToolCallFormat.Parsed>();
+        for (int k = 0; k < selection.candidates(); k++) {
+            long seed = (cfg.seed() == null ? System.nanoTime() : cfg.seed() + step) * 31 + k;
+            Completion c = policy.complete(new CompletionRequest(prompt, cfg.maxTokensPerTurn(), cfg.temperature(), cfg.topP(), seed, cfg.stop(), null));
+            completions.add(c);
+            parsed.add(format.parse(c.text()));
+        }
+        return completions.get(selection.choose(soFar, completions, parsed));
     }
 
     /** Keeps the head and the tail of a long observation and says how much was cut between them. */

@@ -152,6 +152,40 @@ class AgentLoopTest {
     }
 
     @Test
+    void testTimeSelectionExecutesTheCandidateWithTheBestReweightedScore() {
+        // The policy answers, by seed parity, either an unreadable line (log π = −1) or a submit (log π = −3).
+        Policy twoMinds = new Policy() {
+            public String name() {
+                return "two minds";
+            }
+
+            public Completion complete(CompletionRequest r) {
+                boolean submit = r.seed() % 2 != 0;
+                String text = submit ? "call: submit\n" : "hmm\n";
+                int[] ids = TOK.encode(text);
+                double[] lp = new double[ids.length];
+                lp[0] = submit ? -3 : -1;
+                return new Completion(ids, lp, text, Completion.FinishReason.STOP, 0);
+            }
+        };
+        // u = 1 for a readable call, 0 otherwise. β = 1: −1 + 0 beats −3 + 1 → the unreadable answer; β = 5: −3 + 5 wins → submit.
+        TestTimeSelection.StepScorer readable = (soFar, cands) -> cands.stream()
+                .map(p -> p instanceof ToolCallFormat.Parsed.Call ? 1.0 : 0.0).toList();
+        var cfg = LoopConfig.defaults(3, 16384).withSampling(1.0, 1.0, 10L, 64);
+        try (Sandbox s = sandbox()) {
+            Episode weak = new AgentLoop(twoMinds, TOK, new CompactFormat(), Tools.standard(), new TestTimeSelection(2, 1.0, readable))
+                    .run(task.agentView(1), s, cfg);
+            assertEquals(Termination.MAX_STEPS, weak.termination());
+        }
+        try (Sandbox s = sandbox()) {
+            Episode strong = new AgentLoop(twoMinds, TOK, new CompactFormat(), Tools.standard(), new TestTimeSelection(2, 5.0, readable))
+                    .run(task.agentView(1), s, cfg);
+            assertEquals(Termination.SUBMITTED, strong.termination());
+            assertEquals(1, strong.trajectory().turns().size());
+        }
+    }
+
+    @Test
     void longObservationsKeepHeadAndTail() {
         String capped = AgentLoop.cap("a".repeat(100) + "b".repeat(100), 64);
         assertEquals("a".repeat(32) + "\n[... 136 characters cut ...]\n" + "b".repeat(32), capped);

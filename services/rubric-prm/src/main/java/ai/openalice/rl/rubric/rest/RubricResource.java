@@ -26,7 +26,8 @@ import java.util.Map;
 /**
  * Offline scoring ({@code POST /score}: a task, a trajectory, its patch and verdict in, the
  * breakdown out) and step utilities for test-time scaling ({@code POST /step-utility}: a task, the
- * trajectory so far and M candidate actions in, u_t(a) per candidate out). Bad input is a 400
+ * trajectory so far and M candidate actions in, u_t(a) per candidate out; the task may be named by
+ * {@code task_id} and {@code task_version} instead, when the service has seen it). Bad input is a 400
  * problem naming the field.
  */
 @Path("/")
@@ -35,6 +36,9 @@ import java.util.Map;
 public class RubricResource {
     @Inject
     RubricConfig config;
+
+    @Inject
+    ai.openalice.rl.rubric.repository.RubricStore store;
 
     @POST
     @Path("score")
@@ -63,7 +67,12 @@ public class RubricResource {
     @Path("step-utility")
     public Response stepUtility(JsonNode body) {
         try {
-            Task task = task(body);
+            // A runner in test-time mode names the task (the service holds its privileged fields); offline callers send it whole.
+            Task task = body != null && body.hasNonNull("task_id")
+                    ? store.task(body.get("task_id").asText(), body.path("task_version").asInt(1))
+                            .orElseThrow(() -> new IllegalArgumentException("task " + body.get("task_id").asText() + " v"
+                                    + body.path("task_version").asInt(1) + " is unknown to rubric-prm"))
+                    : task(body);
             Trajectory t = trajectory(body);
             if (!body.path("candidates").isArray() || body.get("candidates").isEmpty()) {
                 throw new IllegalArgumentException("candidates must be a non-empty array of {tool, command, subject}");

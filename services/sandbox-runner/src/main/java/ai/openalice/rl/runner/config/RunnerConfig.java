@@ -54,4 +54,16 @@ public interface RunnerConfig {
     /** How often this runner renews its leases. */
     @WithDefault("5s")
     String heartbeatInterval();
+
+    /** Test-time selection: M candidates per turn (0 = off, the default in training). */
+    @WithDefault("0")
+    int testTimeCandidates();
+
+    /** Test-time selection: β in q ∝ π·exp(β·u). */
+    @WithDefault("1.0")
+    double testTimeBeta();
+
+    /** rubric-prm's base URL, for step utilities in test-time selection. */
+    @WithDefault("http://127.0.0.1:8084")
+    String rubricUrl();
 }

@@ -132,7 +132,9 @@ public class EpisodeService {
                 .withSampling(r.sampling().temperature(), r.sampling().topP(), r.sampling().seed(), r.sampling().maxTokensPerTurn());
         try (Sandbox sandbox = sandboxes.create(SandboxSpec.of(WorkspaceSource.of(r.task().workspace(), config.mirrors().orElse(null)))
                 .withLabels(Map.of("task", r.taskId(), "rollout", r.rolloutId().toString())))) {
-            var loop = new AgentLoop(policies.forEpisode(r.taskId(), r.rolloutId()), tokenizer, format, Tools.standard());
+            var selection = config.testTimeCandidates() < 2 ? null : new ai.openalice.rl.agent.loop.TestTimeSelection(config.testTimeCandidates(),
+                    config.testTimeBeta(), new RubricStepScorer(java.net.URI.create(config.rubricUrl()), r.taskId(), r.task().taskVersion()));
+            var loop = new AgentLoop(policies.forEpisode(r.taskId(), r.rolloutId()), tokenizer, format, Tools.standard(), selection);
             return loop.run(r.task(), sandbox, cfg);
         } catch (SandboxException | PolicyException ex) {
             String kind = ex instanceof SandboxException ? "sandbox" : "policy";
