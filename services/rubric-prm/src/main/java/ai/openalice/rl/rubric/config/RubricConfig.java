@@ -19,4 +19,22 @@ public interface RubricConfig {
     /** The first pause of that wait. */
     @WithDefault("PT0.25S")
     Duration waitBackoff();
+
+    /** The Rubric Agent: a model writes each task's rubric (off: the built-in rubric, or the task's own). */
+    Agent agent();
+
+    /** The Rubric Agent's settings. */
+    interface Agent {
+        /** Whether a model writes rubrics for tasks that bring none. */
+        @WithDefault("false")
+        boolean enabled();
+
+        /** The OpenAI-compatible completions server that writes them. */
+        @WithDefault("http://127.0.0.1:8085")
+        String url();
+
+        /** Completion budget of one rubric. */
+        @WithDefault("768")
+        int maxTokens();
+    }
 }

@@ -93,6 +93,26 @@ public class RubricStore {
         }
     }
 
+    /** A model-written rubric kept for a task version. */
+    public Optional<com.fasterxml.jackson.databind.JsonNode> rubric(String taskId, int version) {
+        var rows = pool.preparedQuery("SELECT body FROM rubric.rubrics WHERE task_id = $1 AND task_version = $2")
+                .execute(Tuple.of(taskId, version)).await().atMost(DB);
+        if (!rows.iterator().hasNext()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(EventCodec.mapper().readTree(rows.iterator().next().getJsonObject("body").encode()));
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Keeps a rubric for a task version (the first one written wins: every rollout of the version is scored alike). */
+    public void saveRubric(String taskId, int version, String source, com.fasterxml.jackson.databind.JsonNode body) {
+        pool.preparedQuery("INSERT INTO rubric.rubrics (task_id, task_version, source, body) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING")
+                .execute(Tuple.of(taskId, version, source, new JsonObject(body.toString()))).await().atMost(DB);
+    }
+
     public boolean scored(UUID rolloutId) {
         return pool.preparedQuery("SELECT 1 FROM rubric.scores WHERE rollout_id = $1").execute(Tuple.of(rolloutId)).await().atMost(DB)
                 .iterator().hasNext();

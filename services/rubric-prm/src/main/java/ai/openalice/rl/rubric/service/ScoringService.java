@@ -94,7 +94,7 @@ public class ScoringService {
             if (task.isEmpty()) {
                 throw new IllegalStateException(v.logContext() + ": task v" + r.taskVersion() + " never arrived on tasks.submitted");
             }
-            Rubric rubric = rubricOf(task.get(), r.taskVersion());
+            Rubric rubric = rubricOf(task.get(), r.taskVersion(), v.logContext());
             var facts = EpisodeFacts.of(trajectory(r.trajectory()), r.patch(), task.get().limits().maxSteps(), r.termination());
             var result = Scorer.score(rubric, facts, Privileged.of(task.get()), v.resolved(), config.gamma());
             var criteria = result.criteria().stream().map(c -> new RewardScored.Criterion(c.id(), c.weight(), c.q(), c.detail())).toList();
@@ -114,10 +114,37 @@ public class ScoringService {
         }
     }
 
-    /** The task's own rubric (its {@code rubric} field, versioned with the task) or the built-in one. */
-    static Rubric rubricOf(Task task, int taskVersion) {
+    private RubricAgent agent;
+
+    @jakarta.annotation.PostConstruct
+    void init() {
+        if (config.agent().enabled()) {
+            agent = new RubricAgent(new ai.openalice.rl.policy.OpenAiPolicy(URI.create(config.agent().url()), null, -1,
+                    java.time.Duration.ofMinutes(2)), config.agent().maxTokens());
+        }
+    }
+
+    /**
+     * The task's own rubric (its {@code rubric} field, versioned with the task); else, with the
+     * Rubric Agent on, the model-written one kept for this task version; else the built-in one.
+     */
+    Rubric rubricOf(Task task, int taskVersion, String context) {
         var own = task.raw().get("rubric");
-        return own == null || own.isNull() ? Rubric.builtIn() : RubricParser.parse(own, taskVersion + 1);
+        if (own != null && !own.isNull()) {
+            return RubricParser.parse(own, taskVersion + 1);
+        }
+        if (agent != null) {
+            var kept = store.rubric(task.instanceId(), taskVersion);
+            if (kept.isEmpty()) {
+                kept = agent.write(task, reason -> LOG.warnf("%s: %s; the built-in rubric scores it", context, reason));
+                kept.ifPresent(json -> store.saveRubric(task.instanceId(), taskVersion, "agent", json));
+                kept = kept.isPresent() ? store.rubric(task.instanceId(), taskVersion) : kept;
+            }
+            if (kept.isPresent()) {
+                return RubricParser.parse(kept.get(), taskVersion + 1);
+            }
+        }
+        return Rubric.builtIn();
     }
 
     static Trajectory trajectory(TrajectoryRef ref) {
