@@ -75,7 +75,7 @@ public final class Harness {
                         : "could not run (exit " + first.exitCode() + ")") + " before any test reported: " + lastLine(first.output()));
             }
             runs.add(first.results());
-            for (int i = 0; i < options.rerunFailures() && !allListedPassed(task, combine(task, runs).results()); i++) {
+            for (int i = 0; i < options.rerunFailures() && !allPassed(combine(task, runs).results()); i++) {
                 TestRun again = TestRun.execute(s, task);
                 if (again.timedOut()) {
                     break;
@@ -175,10 +175,6 @@ public final class Harness {
 
     private static boolean allPassed(Map<String, TestStatus> listed) {
         return listed.values().stream().allMatch(s -> s == TestStatus.PASSED);
-    }
-
-    private boolean allListedPassed(Task task, Map<String, TestStatus> listed) {
-        return allPassed(listed);
     }
 
     private Verdict verdict(Task task, VerificationStatus status, Map<String, TestStatus> results, List<Map<String, TestStatus>> runs, int n,

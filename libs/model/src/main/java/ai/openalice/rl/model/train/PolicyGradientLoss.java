@@ -2,8 +2,6 @@ package ai.openalice.rl.model.train;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDArrays;
-import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.Shape;
 import ai.openalice.rl.core.loss.PolicyLossConfig;
 
 /**
@@ -45,10 +43,5 @@ public final class PolicyGradientLoss {
     /** Supervised fine-tuning: mean negative log-likelihood of the completion tokens (mask 1) — for warm-starting. */
     public static NDArray nll(NDArray logp, NDArray mask) {
         return logp.mul(mask).sum().neg().div(mask.sum().maximum(1f));
-    }
-
-    /** A [rows, cols] float NDArray from row-major values. */
-    static NDArray matrix(NDManager m, float[] values, int rows, int cols) {
-        return m.create(values, new Shape(rows, cols));
     }
 }

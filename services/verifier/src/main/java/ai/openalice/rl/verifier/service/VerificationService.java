@@ -9,7 +9,6 @@ import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.VerificationCompleted;
 import ai.openalice.rl.events.VerificationStatus;
 import ai.openalice.rl.events.task.Task;
-import ai.openalice.rl.events.task.TaskVersioning;
 import ai.openalice.rl.harness.FlakyRule;
 import ai.openalice.rl.harness.Harness;
 import ai.openalice.rl.harness.Verdict;
@@ -139,10 +138,5 @@ public class VerificationService {
     static VerificationCompleted toEvent(RolloutCompleted e, Verdict v) {
         return new VerificationCompleted(e.taskId(), e.groupId(), e.rolloutId(), e.policyVersion(), v.status(), v.resolved(),
                 v.failToPass(), v.passToPass(), v.flaky(), v.durationMs(), null, v.reason());
-    }
-
-    /** Exposed for the decision log of task intake. */
-    static String describe(TaskVersioning.Decision d) {
-        return d.toString();
     }
 }
