@@ -35,7 +35,27 @@ public interface RunnerConfig {
     /** Git mirrors folder for tasks given as repo + base_commit. */
     Optional<Path> mirrors();
 
-    /** Where local sandboxes live. */
+    /** Sandbox backend: {@code local} (bubblewrap on this host, the default) or {@code kubernetes} (a pod per episode). */
+    @WithDefault("local")
+    String sandboxBackend();
+
+    /** Kubernetes backend: the namespace sandbox pods run in (gets a deny-all NetworkPolicy). */
+    @WithDefault("alice-rl-sandboxes")
+    String kubernetesNamespace();
+
+    /** Kubernetes backend: image for workspaces copied in; needs bash, coreutils, tar and git. */
+    @WithDefault("ghcr.io/openalice/alice-rl-sandbox:latest")
+    String kubernetesImage();
+
+    /** Kubernetes backend: idle base-image pods kept started, so an episode does not wait for a pod start. */
+    @WithDefault("2")
+    int kubernetesWarmPool();
+
+    /** Kubernetes backend: CPU request and limit of a sandbox container. */
+    @WithDefault("1")
+    String kubernetesCpu();
+
+    /** Where local sandboxes live (and the Kubernetes backend's packed workspace templates). */
     @WithDefault("/tmp/alice-rl-runner-sandboxes")
     Path sandboxRoot();
 

@@ -22,12 +22,14 @@ import ai.openalice.rl.runner.config.RunnerConfig;
 import ai.openalice.rl.runner.repository.LeaseRepository;
 import ai.openalice.rl.sandbox.Sandbox;
 import ai.openalice.rl.sandbox.SandboxException;
+import ai.openalice.rl.sandbox.SandboxProvider;
 import ai.openalice.rl.sandbox.SandboxSpec;
 import ai.openalice.rl.sandbox.WorkspaceSource;
-import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
-import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
+import ai.openalice.rl.sandbox.kubernetes.KubernetesSandboxConfig;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -63,7 +65,7 @@ public class EpisodeService {
     MeterRegistry metrics;
 
     private String owner;
-    private LocalSandboxProvider sandboxes;
+    private SandboxProvider sandboxes;
     private PolicyFactory policies;
     private ToolCallFormat format;
     private final ByteTokenizer tokenizer = new ByteTokenizer();
@@ -73,10 +75,19 @@ public class EpisodeService {
     @PostConstruct
     void init() {
         owner = ai.openalice.rl.servicekit.InstanceId.orDefault(config.id(), "runner");
-        sandboxes = new LocalSandboxProvider(LocalSandboxConfig.defaults().withRoot(config.sandboxRoot()));
+        var k8s = KubernetesSandboxConfig.defaults(config.kubernetesNamespace(), owner);
+        k8s = new KubernetesSandboxConfig(k8s.namespace(), config.kubernetesImage(), k8s.workdir(), owner, config.kubernetesWarmPool(),
+                k8s.podStartTimeout(), k8s.activeDeadline(), config.kubernetesCpu());
+        sandboxes = SandboxBackends.open(config.sandboxBackend(), config.sandboxRoot(), k8s, () -> new KubernetesClientBuilder().build());
+        SandboxBackends.warmUp(sandboxes);
         format = config.toolCallFormat().equals("json") ? new JsonFunctionFormat() : new CompactFormat();
         policies = new PolicyFactory(config, tokenizer, format);
         metrics.gaugeCollectionSize("runner_episodes_in_flight", List.of(), inFlight);
+    }
+
+    @PreDestroy
+    void close() {
+        sandboxes.close();
     }
 
     public String owner() {

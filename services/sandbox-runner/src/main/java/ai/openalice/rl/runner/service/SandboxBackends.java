@@ -1,0 +1,58 @@
+package ai.openalice.rl.runner.service;
+
+import ai.openalice.rl.sandbox.SandboxProvider;
+import ai.openalice.rl.sandbox.kubernetes.KubernetesSandboxConfig;
+import ai.openalice.rl.sandbox.kubernetes.KubernetesSandboxProvider;
+import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
+import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Path;
+import java.util.function.Supplier;
+import org.jboss.logging.Logger;
+
+/**
+ * Opens the sandbox backend the runner is configured for: {@code local} (bubblewrap on this host, the embedded default)
+ * or {@code kubernetes} (one pod per episode in {@code runner.kubernetes-namespace}, the production path).
+ */
+public final class SandboxBackends {
+    private static final Logger LOG = Logger.getLogger(SandboxBackends.class);
+
+    public static final String LOCAL = "local";
+    public static final String KUBERNETES = "kubernetes";
+
+    private SandboxBackends() {
+    }
+
+    /**
+     * @param backend {@code local} or {@code kubernetes}; anything else is refused with the allowed values
+     * @param root where local sandboxes live, and where the Kubernetes backend packs its workspace templates
+     * @param kubernetes the Kubernetes backend's settings (ignored for {@code local})
+     * @param client the API client, created only for {@code kubernetes} (in-cluster service account or kubeconfig)
+     */
+    public static SandboxProvider open(String backend, Path root, KubernetesSandboxConfig kubernetes, Supplier<KubernetesClient> client) {
+        return switch (backend) {
+            case LOCAL -> new LocalSandboxProvider(LocalSandboxConfig.defaults().withRoot(root));
+            case KUBERNETES -> {
+                var provider = new KubernetesSandboxProvider(client.get(), kubernetes, root.resolve("kubernetes-templates"));
+                LOG.infof("sandboxes: Kubernetes pods in namespace %s (image %s, warm pool %d)", kubernetes.namespace(),
+                        kubernetes.baseImage(), kubernetes.warmPoolSize());
+                yield provider;
+            }
+            default -> throw new IllegalArgumentException(
+                    "runner.sandbox-backend=" + backend + " is not a sandbox backend; use " + LOCAL + " or " + KUBERNETES);
+        };
+    }
+
+    /** Starts the warm pool in the background, so start-up does not wait for pods; a failure is logged, episodes start cold. */
+    public static void warmUp(SandboxProvider provider) {
+        if (provider instanceof KubernetesSandboxProvider k) {
+            Thread.ofVirtual().name("sandbox-warm-pool").start(() -> {
+                try {
+                    k.fillWarmPool();
+                } catch (RuntimeException e) {
+                    LOG.warnf("could not fill the sandbox warm pool (episodes start cold pods): %s", e.getMessage());
+                }
+            });
+        }
+    }
+}
