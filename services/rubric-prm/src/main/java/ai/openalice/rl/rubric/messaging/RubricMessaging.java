@@ -51,7 +51,8 @@ public class RubricMessaging {
         scoring.score(value);
     }
 
-    @Scheduled(every = "1s", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "1s", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void relay() {
         relay.relay();
     }

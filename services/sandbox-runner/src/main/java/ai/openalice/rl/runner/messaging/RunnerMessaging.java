@@ -46,12 +46,14 @@ public class RunnerMessaging {
         episodes.run(value);
     }
 
-    @Scheduled(every = "1s", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "1s", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void relay() {
         relay.relay();
     }
 
-    @Scheduled(every = "${runner.heartbeat-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "${runner.heartbeat-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void heartbeat() {
         leases.heartbeat(episodes.owner(), episodes.inFlight());
     }

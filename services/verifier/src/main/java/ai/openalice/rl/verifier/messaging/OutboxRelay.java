@@ -26,7 +26,8 @@ public class OutboxRelay {
         relay = new ai.openalice.rl.servicekit.OutboxRelay(pool, "verifier", Map.of(Channels.VERIFICATIONS_COMPLETED, verifications));
     }
 
-    @Scheduled(every = "${verifier.outbox-interval}", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "${verifier.outbox-interval}", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void relay() {
         relay.relay();
     }
