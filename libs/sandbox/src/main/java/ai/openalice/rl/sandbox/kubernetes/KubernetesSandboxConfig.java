@@ -1,6 +1,7 @@
 package ai.openalice.rl.sandbox.kubernetes;
 
 import java.time.Duration;
+import java.util.regex.Pattern;
 
 /**
  * Settings of the Kubernetes backend.
@@ -17,6 +18,24 @@ import java.time.Duration;
 public record KubernetesSandboxConfig(
         String namespace, String baseImage, String workdir, String runnerId, int warmPoolSize, Duration podStartTimeout,
         Duration activeDeadline, String cpu) {
+
+    /** A Kubernetes label value: at most 63 characters, alphanumerics with '-', '_', '.' inside. */
+    private static final Pattern LABEL_VALUE = Pattern.compile("([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?");
+    /** A namespace name (RFC 1123 label). */
+    private static final Pattern NAMESPACE = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+
+    public KubernetesSandboxConfig {
+        if (namespace == null || !NAMESPACE.matcher(namespace).matches()) {
+            throw new IllegalArgumentException("namespace '" + namespace + "' is not a Kubernetes namespace name (lower-case letters, digits and '-', at most 63)");
+        }
+        if (runnerId == null || runnerId.isEmpty() || !LABEL_VALUE.matcher(runnerId).matches()) {
+            throw new IllegalArgumentException("runner id '" + runnerId + "' cannot be the owner label of sandbox pods: it must be at most 63 "
+                    + "letters, digits, '-', '_' or '.', starting and ending alphanumeric (set runner.id, e.g. to the runner's pod name)");
+        }
+        if (warmPoolSize < 0) {
+            throw new IllegalArgumentException("warm pool size " + warmPoolSize + " is negative");
+        }
+    }
 
     public static KubernetesSandboxConfig defaults(String namespace, String runnerId) {
         return new KubernetesSandboxConfig(namespace, "ghcr.io/openalice/alice-rl-sandbox:latest", "/workspace", runnerId, 2,

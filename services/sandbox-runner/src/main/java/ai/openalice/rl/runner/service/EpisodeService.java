@@ -75,14 +75,18 @@ public class EpisodeService {
     @PostConstruct
     void init() {
         owner = ai.openalice.rl.servicekit.InstanceId.orDefault(config.id(), "runner");
-        var k8s = KubernetesSandboxConfig.defaults(config.kubernetesNamespace(), owner);
-        k8s = new KubernetesSandboxConfig(k8s.namespace(), config.kubernetesImage(), k8s.workdir(), owner, config.kubernetesWarmPool(),
-                k8s.podStartTimeout(), k8s.activeDeadline(), config.kubernetesCpu());
-        sandboxes = SandboxBackends.open(config.sandboxBackend(), config.sandboxRoot(), k8s, () -> new KubernetesClientBuilder().build());
+        sandboxes = SandboxBackends.open(config.sandboxBackend(), config.sandboxRoot(), this::kubernetesSettings,
+                () -> new KubernetesClientBuilder().build());
         SandboxBackends.warmUp(sandboxes);
         format = config.toolCallFormat().equals("json") ? new JsonFunctionFormat() : new CompactFormat();
         policies = new PolicyFactory(config, tokenizer, format);
         metrics.gaugeCollectionSize("runner_episodes_in_flight", List.of(), inFlight);
+    }
+
+    private KubernetesSandboxConfig kubernetesSettings() {
+        var d = KubernetesSandboxConfig.defaults(config.kubernetesNamespace(), owner);
+        return new KubernetesSandboxConfig(d.namespace(), config.kubernetesImage(), d.workdir(), owner, config.kubernetesWarmPool(),
+                d.podStartTimeout(), d.activeDeadline(), config.kubernetesCpu());
     }
 
     @PreDestroy

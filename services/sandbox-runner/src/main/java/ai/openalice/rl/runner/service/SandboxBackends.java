@@ -26,16 +26,17 @@ public final class SandboxBackends {
     /**
      * @param backend {@code local} or {@code kubernetes}; anything else is refused with the allowed values
      * @param root where local sandboxes live, and where the Kubernetes backend packs its workspace templates
-     * @param kubernetes the Kubernetes backend's settings (ignored for {@code local})
+     * @param kubernetes the Kubernetes backend's settings, made (and validated) only for {@code kubernetes}
      * @param client the API client, created only for {@code kubernetes} (in-cluster service account or kubeconfig)
      */
-    public static SandboxProvider open(String backend, Path root, KubernetesSandboxConfig kubernetes, Supplier<KubernetesClient> client) {
+    public static SandboxProvider open(String backend, Path root, Supplier<KubernetesSandboxConfig> kubernetes, Supplier<KubernetesClient> client) {
         return switch (backend) {
             case LOCAL -> new LocalSandboxProvider(LocalSandboxConfig.defaults().withRoot(root));
             case KUBERNETES -> {
-                var provider = new KubernetesSandboxProvider(client.get(), kubernetes, root.resolve("kubernetes-templates"));
-                LOG.infof("sandboxes: Kubernetes pods in namespace %s (image %s, warm pool %d)", kubernetes.namespace(),
-                        kubernetes.baseImage(), kubernetes.warmPoolSize());
+                var settings = kubernetes.get();
+                var provider = new KubernetesSandboxProvider(client.get(), settings, root.resolve("kubernetes-templates"));
+                LOG.infof("sandboxes: Kubernetes pods in namespace %s (image %s, warm pool %d)", settings.namespace(),
+                        settings.baseImage(), settings.warmPoolSize());
                 yield provider;
             }
             default -> throw new IllegalArgumentException(

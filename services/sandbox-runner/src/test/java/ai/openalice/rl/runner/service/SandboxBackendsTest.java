@@ -32,7 +32,7 @@ class SandboxBackendsTest {
         client.pods().inNamespace(NS).resource(pod("old-episode", "runner-7")).create();
         client.pods().inNamespace(NS).resource(pod("neighbour", "runner-8")).create();
 
-        try (var provider = SandboxBackends.open("kubernetes", root, KubernetesSandboxConfig.defaults(NS, "runner-7"), () -> client)) {
+        try (var provider = SandboxBackends.open("kubernetes", root, () -> KubernetesSandboxConfig.defaults(NS, "runner-7"), () -> client)) {
             assertEquals("kubernetes", provider.name());
             var policies = client.network().v1().networkPolicies().inNamespace(NS).list().getItems();
             assertEquals(1, policies.size(), "one deny-all NetworkPolicy for the sandbox namespace");
@@ -43,7 +43,9 @@ class SandboxBackendsTest {
 
     @Test
     void localBackendNeverTouchesTheKubernetesApi() {
-        try (var provider = SandboxBackends.open("local", root, KubernetesSandboxConfig.defaults(NS, "runner-7"), () -> {
+        try (var provider = SandboxBackends.open("local", root, () -> {
+            throw new AssertionError("the local backend must not need Kubernetes settings");
+        }, () -> {
             throw new AssertionError("the local backend must not create a Kubernetes client");
         })) {
             assertEquals("local", provider.name());
@@ -53,7 +55,7 @@ class SandboxBackendsTest {
     @Test
     void unknownBackendIsRefusedWithTheAllowedValues() {
         var e = assertThrows(IllegalArgumentException.class,
-                () -> SandboxBackends.open("docker", root, KubernetesSandboxConfig.defaults(NS, "runner-7"), () -> client));
+                () -> SandboxBackends.open("docker", root, () -> KubernetesSandboxConfig.defaults(NS, "runner-7"), () -> client));
         assertTrue(e.getMessage().contains("runner.sandbox-backend=docker"), e.getMessage());
         assertTrue(e.getMessage().contains("local or kubernetes"), e.getMessage());
     }
