@@ -1,0 +1,77 @@
+package ai.openalice.rl.dispatcher.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/** task-dispatcher's settings ({@code dispatcher.*}). */
+@ConfigMapping(prefix = "dispatcher")
+public interface DispatcherConfig {
+
+    /** Whether training groups are scheduled (off: intake and evaluation runs only). */
+    @WithDefault("true")
+    boolean train();
+
+    /** Rollouts per GRPO group (G). */
+    @WithDefault("8")
+    int groupSize();
+
+    /** Back-pressure: at most this many rollouts requested and not yet scored or failed. */
+    @WithDefault("64")
+    int maxInFlight();
+
+    /** How often the scheduler and the deadline watch run (a Quarkus scheduler period: {@code 1s}, {@code 500ms}; {@code off} leaves it to callers). */
+    @WithDefault("1s")
+    String tick();
+
+    /** A rollout must be completed (rollouts.completed) this long after it was requested. */
+    @WithDefault("PT20M")
+    Duration runDeadline();
+
+    /** …and verified and scored this long after it completed. */
+    @WithDefault("PT10M")
+    Duration scoreDeadline();
+
+    /** Attempts of one member (first request included) before it is marked failed. */
+    @WithDefault("3")
+    int maxAttempts();
+
+    /** Groups sampled more than this many policy versions behind the trainer are stale. */
+    @WithDefault("4")
+    int maxStaleness();
+
+    /** What happens to a stale group still in flight: {@code drop} it, or {@code refresh} (drop and re-request the task at the current version). */
+    @WithDefault("drop")
+    String staleAction();
+
+    /** Fair-share weights by task source (a source absent here weighs 1). */
+    Map<String, Double> sourceWeights();
+
+    /** Curriculum: after a group that was all solved or all failed, the task sits out this many scheduling rounds, doubling with each such group in a row… */
+    @WithDefault("4")
+    int curriculumBaseSkip();
+
+    /** …up to this many. */
+    @WithDefault("256")
+    int curriculumMaxSkip();
+
+    /** Sampling of every turn. */
+    Sampling sampling();
+
+    /** Sampling parameters of the rollouts requested. */
+    interface Sampling {
+        @WithDefault("1.0")
+        double temperature();
+
+        @WithDefault("1.0")
+        double topP();
+
+        @WithDefault("512")
+        int maxTokensPerTurn();
+
+        /** A fixed seed for every rollout (reproducible runs); absent: the runner's own. */
+        Optional<Long> seed();
+    }
+}

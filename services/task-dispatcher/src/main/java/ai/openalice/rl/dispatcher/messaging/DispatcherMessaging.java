@@ -1,0 +1,130 @@
+package ai.openalice.rl.dispatcher.messaging;
+
+import ai.openalice.rl.dispatcher.repository.GroupStore;
+import ai.openalice.rl.dispatcher.service.IntakeService;
+import ai.openalice.rl.dispatcher.service.Progress;
+import ai.openalice.rl.dispatcher.service.Scheduler;
+import ai.openalice.rl.events.CheckpointPublished;
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.EventPayload;
+import ai.openalice.rl.events.RewardScored;
+import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.events.VerificationCompleted;
+import ai.openalice.rl.servicekit.OutboxRelay;
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.reactive.messaging.MutinyEmitter;
+import io.smallrye.reactive.messaging.annotations.Blocking;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.eclipse.microprofile.reactive.messaging.Channel;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.jboss.logging.Logger;
+
+/**
+ * The dispatcher's Kafka side: task intake, the downstream events that drive the rollouts' state,
+ * checkpoints (policy version, staleness), the scheduling tick and the outbox relay. An event the
+ * dispatcher cannot read is logged and counted; it is the producer's own dead-letter topic that
+ * keeps it (the dispatcher only observes these topics).
+ */
+@ApplicationScoped
+public class DispatcherMessaging {
+    private static final Logger LOG = Logger.getLogger(DispatcherMessaging.class);
+
+    @Inject
+    IntakeService intake;
+
+    @Inject
+    Progress progress;
+
+    @Inject
+    Scheduler scheduler;
+
+    @Inject
+    Pool pool;
+
+    @Inject
+    io.micrometer.core.instrument.MeterRegistry metrics;
+
+    @Inject
+    @Channel(GroupStore.CHANNEL)
+    MutinyEmitter<byte[]> requested;
+
+    @Inject
+    @Channel(IntakeService.REJECTED)
+    MutinyEmitter<byte[]> rejected;
+
+    @Inject
+    @Channel(IntakeService.ANNOUNCED)
+    MutinyEmitter<byte[]> announced;
+
+    private OutboxRelay relay;
+
+    @PostConstruct
+    void init() {
+        relay = new OutboxRelay(pool, "dispatcher", Map.of(GroupStore.CHANNEL, requested, IntakeService.REJECTED, rejected,
+                IntakeService.ANNOUNCED, announced));
+    }
+
+    @Incoming("tasks-submitted")
+    @Blocking
+    public void task(ConsumerRecord<String, byte[]> rec) {
+        intake.fromKafka(rec.value(), rec.topic(), rec.partition(), rec.offset());
+    }
+
+    @Incoming("rollouts-completed")
+    @Blocking
+    public void completed(byte[] value) {
+        this.<RolloutCompleted>read(Topic.ROLLOUTS_COMPLETED, value, progress::completed);
+    }
+
+    @Incoming("verifications-completed")
+    @Blocking
+    public void verified(byte[] value) {
+        this.<VerificationCompleted>read(Topic.VERIFICATIONS_COMPLETED, value, progress::verified);
+    }
+
+    @Incoming("rewards-scored")
+    @Blocking
+    public void scored(byte[] value) {
+        this.<RewardScored>read(Topic.REWARDS_SCORED, value, progress::scored);
+    }
+
+    @Incoming("checkpoints-published")
+    @Blocking
+    public void checkpoint(byte[] value) {
+        this.<CheckpointPublished>read(Topic.CHECKPOINTS_PUBLISHED, value, progress::checkpoint);
+    }
+
+    private <T extends EventPayload> void read(Topic topic, byte[] value, Consumer<T> handler) {
+        switch (EventCodec.<T>decode(topic, value)) {
+            case EventCodec.Decoded.Malformed<T> m -> {
+                metrics.counter("dispatcher_events_malformed_total", "topic", topic.topicName()).increment();
+                LOG.warnf("%s: unreadable event ignored: %s", topic.topicName(), m.reason());
+            }
+            case EventCodec.Decoded.Ok<T> ok -> handler.accept(ok.envelope().payload());
+        }
+    }
+
+    @Scheduled(every = "${dispatcher.tick:1s}", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
+    void tick() {
+        try {
+            scheduler.tick();
+        } catch (RuntimeException e) {
+            LOG.warnf(e, "scheduling pass failed (next tick retries)");
+        }
+        relay.relay();
+    }
+
+    @Scheduled(every = "1s", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
+    void relay() {
+        relay.relay();
+    }
+}

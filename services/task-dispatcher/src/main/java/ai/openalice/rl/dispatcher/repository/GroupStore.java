@@ -1,0 +1,134 @@
+package ai.openalice.rl.dispatcher.repository;
+
+import ai.openalice.rl.dispatcher.config.DispatcherConfig;
+import ai.openalice.rl.events.Envelope;
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.RolloutRequested;
+import ai.openalice.rl.events.task.Task;
+import io.vertx.mutiny.sqlclient.Row;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Groups and the per-rollout state machine: {@code pending} (an evaluation group waiting for
+ * capacity) → {@code requested} → {@code completed} → {@code verified} → {@code scored}; or
+ * {@code retried} (this attempt was lost or hit an infrastructure failure; the member's next
+ * attempt carries on), {@code failed} (out of attempts, with the reason), {@code dropped} (stale).
+ * Every request is queued in the outbox in the transaction that records it.
+ */
+@ApplicationScoped
+public class GroupStore {
+    public static final String CHANNEL = "rollouts-requested";
+    /** States in which a rollout counts as in flight. */
+    public static final String[] LIVE = {"requested", "completed", "verified"};
+
+    @Inject
+    DispatcherConfig config;
+
+    /** Creates a group of {@code size} members; {@code requested} sends them now, {@code pending} leaves them for {@link #release}. */
+    public UUID create(Sql sql, Task task, int taskVersion, long policyVersion, int size, RolloutRequested.Mode mode, UUID evalRunId,
+            boolean requested, Long round) {
+        UUID group = UUID.randomUUID();
+        sql.query("INSERT INTO dispatcher.groups (group_id, task_id, task_version, policy_version, size, mode, eval_run_id, state, round)"
+                + " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", group, task.instanceId(), taskVersion, policyVersion, size, mode.wire(), evalRunId,
+                requested ? "requested" : "pending", round);
+        for (int m = 0; m < size; m++) {
+            UUID rollout = UUID.randomUUID();
+            if (requested) {
+                request(sql, task, taskVersion, group, rollout, policyVersion, size, m, 1, mode, evalRunId);
+            } else {
+                sql.query("INSERT INTO dispatcher.rollouts (rollout_id, group_id, member_index, attempt, state) VALUES ($1, $2, $3, 1, 'pending')",
+                        rollout, group, m);
+            }
+        }
+        return group;
+    }
+
+    /** Sends a pending group (an evaluation waiting for capacity). */
+    public void release(Sql sql, Row group, Task task) {
+        UUID id = group.getUUID("group_id");
+        sql.query("UPDATE dispatcher.groups SET state = 'requested' WHERE group_id = $1", id);
+        for (Row r : sql.query("DELETE FROM dispatcher.rollouts WHERE group_id = $1 AND state = 'pending' RETURNING rollout_id, member_index", id)) {
+            request(sql, task, group.getInteger("task_version"), id, r.getUUID("rollout_id"), group.getLong("policy_version"),
+                    group.getInteger("size"), r.getInteger("member_index"), 1, RolloutRequested.Mode.of(group.getString("mode")),
+                    group.getUUID("eval_run_id"));
+        }
+    }
+
+    private void request(Sql sql, Task task, int taskVersion, UUID group, UUID rollout, long policyVersion, int size, int member, int attempt,
+            RolloutRequested.Mode mode, UUID evalRunId) {
+        Instant deadline = Instant.now().plus(runDeadline(task));
+        sql.query("INSERT INTO dispatcher.rollouts (rollout_id, group_id, member_index, attempt, state, deadline) VALUES ($1, $2, $3, $4, 'requested', $5)",
+                rollout, group, member, attempt, deadline.atOffset(ZoneOffset.UTC));
+        var s = config.sampling();
+        var event = Envelope.of(new RolloutRequested(task.instanceId(), group, rollout, policyVersion, size, member, attempt, mode, evalRunId,
+                task.agentView(taskVersion), new RolloutRequested.Sampling(s.temperature(), s.topP(), s.maxTokensPerTurn(), s.seed().orElse(null)),
+                deadline));
+        sql.outbox(new TaskStore.Outbox(CHANNEL, event.key(), EventCodec.encode(event)));
+    }
+
+    /** The configured run deadline, but never shorter than the task's own episode timeout plus a minute. */
+    Duration runDeadline(Task task) {
+        Duration episode = Duration.ofSeconds(task.limits().episodeTimeoutS()).plusMinutes(1);
+        return episode.compareTo(config.runDeadline()) > 0 ? episode : config.runDeadline();
+    }
+
+    /** Moves a live rollout forward; empty when it is unknown or already past {@code from} (a late or repeated event). */
+    public Optional<Row> advance(Sql sql, UUID rollout, String to, List<String> from, Instant deadline) {
+        return sql.one("UPDATE dispatcher.rollouts SET state = $2, deadline = $3, updated_at = now() WHERE rollout_id = $1 AND state = ANY($4)"
+                + " RETURNING group_id", rollout, to, deadline == null ? null : deadline.atOffset(ZoneOffset.UTC), from.toArray(String[]::new));
+    }
+
+    /** Records the score of a rollout (the end of its road). */
+    public Optional<Row> score(Sql sql, UUID rollout, boolean masked, Integer rExec, Double reward, Double sPrm, long tokens) {
+        return sql.one("UPDATE dispatcher.rollouts SET state = 'scored', masked = $2, r_exec = $3, reward = $4, s_prm = $5, tokens = $6,"
+                + " deadline = NULL, updated_at = now() WHERE rollout_id = $1 AND state = ANY($7) RETURNING group_id",
+                rollout, masked, rExec, reward, sPrm, tokens, LIVE);
+    }
+
+    /**
+     * Gives up on this attempt of a member: a new attempt is requested while attempts remain,
+     * else the member is failed with the reason. Never a reward. False when the rollout was not live.
+     */
+    public boolean retry(Sql sql, UUID rollout, String reason, TaskStore tasks) {
+        var row = sql.one("UPDATE dispatcher.rollouts SET state = 'retried', reason = $2, deadline = NULL, updated_at = now()"
+                + " WHERE rollout_id = $1 AND state = ANY($3) RETURNING group_id, member_index, attempt", rollout, reason, LIVE);
+        if (row.isEmpty()) {
+            return false;
+        }
+        UUID group = row.get().getUUID("group_id");
+        int attempt = row.get().getInteger("attempt");
+        Row g = sql.one("SELECT * FROM dispatcher.groups WHERE group_id = $1", group).orElseThrow();
+        if (attempt >= config.maxAttempts()) {
+            sql.query("UPDATE dispatcher.rollouts SET state = 'failed', reason = $2 WHERE rollout_id = $1", rollout,
+                    "gave up after " + attempt + " attempt(s); last: " + reason);
+            return true;
+        }
+        Task task = tasks.task(g.getString("task_id"), g.getInteger("task_version"))
+                .orElseThrow(() -> new IllegalStateException("group " + group + ": task " + g.getString("task_id") + " is gone"));
+        request(sql, task, g.getInteger("task_version"), group, UUID.randomUUID(), g.getLong("policy_version"), g.getInteger("size"),
+                row.get().getInteger("member_index"), attempt + 1, RolloutRequested.Mode.of(g.getString("mode")), g.getUUID("eval_run_id"));
+        return true;
+    }
+
+    /** The group's outcome once no member is live: (solved, valid) or empty while it is still running. */
+    public Optional<Row> finishIfDone(Sql sql, UUID group) {
+        var live = sql.one("SELECT count(*) AS n FROM dispatcher.rollouts WHERE group_id = $1 AND state IN ('pending', 'requested', 'completed', 'verified')",
+                group).orElseThrow().getLong("n");
+        if (live > 0) {
+            return Optional.empty();
+        }
+        return sql.one("""
+                UPDATE dispatcher.groups g SET state = 'finished', finished_at = now()
+                 WHERE group_id = $1 AND state = 'requested'
+                RETURNING g.task_id, g.mode, g.policy_version,
+                  (SELECT count(*) FROM dispatcher.rollouts r WHERE r.group_id = g.group_id AND r.state = 'scored' AND NOT r.masked AND r.r_exec = 1) AS solved,
+                  (SELECT count(*) FROM dispatcher.rollouts r WHERE r.group_id = g.group_id AND r.state = 'scored' AND NOT r.masked) AS valid""", group);
+    }
+}

@@ -1,0 +1,164 @@
+package ai.openalice.rl.dispatcher.repository;
+
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.task.Task;
+import ai.openalice.rl.events.task.TaskParser;
+import ai.openalice.rl.events.task.TaskVersioning;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** Tasks by version, and the one row per task the scheduler works from. */
+@ApplicationScoped
+public class TaskStore {
+    static final Duration DB = Duration.ofSeconds(30);
+
+    @Inject
+    Pool pool;
+
+    /** What storing a task did. */
+    public sealed interface Stored {
+        int version();
+
+        /** A new task, or a new version of one. */
+        record Added(int version) implements Stored {}
+
+        /** The same content as the latest version: nothing changed. */
+        record Unchanged(int version) implements Stored {}
+
+        /** Different content under an existing id, without asking for a new version. */
+        record Conflict(int version) implements Stored {}
+    }
+
+    /**
+     * Stores a validated task under the shared versioning rule; with {@code announce} (channel,
+     * key, event) the event is queued in the same transaction when the task was added.
+     */
+    public Stored store(Task task, String source, int priority, boolean newVersion, Outbox announce) {
+        String hash = TaskVersioning.contentHash(task.raw());
+        String id = task.instanceId();
+        return pool.withTransaction(conn -> conn
+                .preparedQuery("SELECT version, content_hash FROM dispatcher.tasks WHERE task_id = $1 ORDER BY version DESC LIMIT 1 FOR UPDATE")
+                .execute(Tuple.of(id))
+                .chain(rows -> {
+                    Row latest = rows.iterator().hasNext() ? rows.iterator().next() : null;
+                    var d = TaskVersioning.decide(latest == null ? null : latest.getInteger("version"),
+                            latest == null ? null : latest.getString("content_hash"), hash, newVersion);
+                    return switch (d) {
+                        case TaskVersioning.Decision.Unchanged u -> Uni.createFrom().<Stored>item(new Stored.Unchanged(u.version()));
+                        case TaskVersioning.Decision.Conflict c -> Uni.createFrom().<Stored>item(new Stored.Conflict(c.latestVersion()));
+                        case TaskVersioning.Decision.Store s -> conn
+                                .preparedQuery("INSERT INTO dispatcher.tasks (task_id, version, content_hash, body, split, source) VALUES ($1, $2, $3, $4, $5, $6)")
+                                .execute(Tuple.of(id, s.version(), hash, new JsonObject(task.raw().toString()), task.split().wire(), source))
+                                .chain(() -> conn.preparedQuery("""
+                                        INSERT INTO dispatcher.task_state (task_id, version, split, source, priority) VALUES ($1, $2, $3, $4, $5)
+                                        ON CONFLICT (task_id) DO UPDATE SET version = EXCLUDED.version, split = EXCLUDED.split,
+                                          source = EXCLUDED.source, priority = EXCLUDED.priority, streak = 0, skip_until = 0""")
+                                        .execute(Tuple.of(id, s.version(), task.split().wire(), source, priority)))
+                                .chain(() -> conn.preparedQuery(
+                                        // a new source joins at the least-served source's count: fair from now on, not owed the past
+                                        "INSERT INTO dispatcher.sources (source, groups) SELECT $1, COALESCE(min(groups), 0) FROM dispatcher.sources"
+                                                + " ON CONFLICT DO NOTHING")
+                                        .execute(Tuple.of(source)))
+                                .chain(() -> announce == null ? Uni.createFrom().voidItem() : announce.insert(conn))
+                                .replaceWith(new Stored.Added(s.version()));
+                    };
+                })).await().atMost(DB);
+    }
+
+    /** An event to queue in the outbox within a transaction. */
+    public record Outbox(String channel, String key, byte[] event) {
+        public Uni<Void> insert(io.vertx.mutiny.sqlclient.SqlConnection conn) {
+            return conn.preparedQuery("INSERT INTO dispatcher.outbox (topic, event_key, payload) VALUES ($1, $2, $3)")
+                    .execute(Tuple.of(channel, key, Buffer.buffer(event))).replaceWithVoid();
+        }
+    }
+
+    /** Queues an event on its own (a rejection). */
+    public void enqueue(Outbox event) {
+        pool.withTransaction(event::insert).await().atMost(DB);
+    }
+
+    /** The task at a version, parsed. */
+    public Optional<Task> task(String taskId, int version) {
+        var rows = pool.preparedQuery("SELECT body FROM dispatcher.tasks WHERE task_id = $1 AND version = $2").execute(Tuple.of(taskId, version))
+                .await().atMost(DB);
+        if (!rows.iterator().hasNext()) {
+            return Optional.empty();
+        }
+        return Optional.of(parse(taskId, rows.iterator().next().getJsonObject("body")));
+    }
+
+    /** The latest version of a task, if known. */
+    public Optional<Integer> latestVersion(String taskId) {
+        var rows = pool.preparedQuery("SELECT version FROM dispatcher.task_state WHERE task_id = $1").execute(Tuple.of(taskId)).await().atMost(DB);
+        return rows.iterator().hasNext() ? Optional.of(rows.iterator().next().getInteger("version")) : Optional.empty();
+    }
+
+    static Task parse(String taskId, JsonObject body) {
+        try {
+            var node = EventCodec.mapper().readTree(body.encode());
+            return switch (new TaskParser(Path.of("/")).parse(node)) {
+                case TaskParser.Result.Valid v -> v.task();
+                case TaskParser.Result.Invalid i -> throw new IllegalStateException("stored task " + taskId + " no longer parses: " + i.errors());
+            };
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("stored task " + taskId + " is not JSON", e);
+        }
+    }
+
+    /** {@code GET /tasks/{id}}: versions, scheduling and curriculum state, the recent solve-rate history. */
+    public Optional<Map<String, Object>> describe(String taskId) {
+        var state = pool.preparedQuery("SELECT * FROM dispatcher.task_state WHERE task_id = $1").execute(Tuple.of(taskId)).await().atMost(DB);
+        if (!state.iterator().hasNext()) {
+            return Optional.empty();
+        }
+        Row s = state.iterator().next();
+        var out = new LinkedHashMap<String, Object>();
+        out.put("taskId", taskId);
+        out.put("version", s.getInteger("version"));
+        out.put("split", s.getString("split"));
+        out.put("source", s.getString("source"));
+        out.put("priority", s.getInteger("priority"));
+        out.put("groups", s.getLong("groups"));
+        out.put("curriculum", Map.of("streak", s.getInteger("streak"), "skipUntilRound", s.getLong("skip_until")));
+        out.put("lastSolveRate", s.getDouble("last_solve_rate"));
+        var versions = new ArrayList<Map<String, Object>>();
+        for (Row r : pool.preparedQuery("SELECT version, source, content_hash, created_at FROM dispatcher.tasks WHERE task_id = $1 ORDER BY version")
+                .execute(Tuple.of(taskId)).await().atMost(DB)) {
+            versions.add(Map.of("version", r.getInteger("version"), "source", r.getString("source"), "contentHash", r.getString("content_hash"),
+                    "createdAt", r.getOffsetDateTime("created_at").toString()));
+        }
+        out.put("versions", versions);
+        var history = new ArrayList<Map<String, Object>>();
+        for (Row r : pool.preparedQuery("SELECT * FROM dispatcher.solve_history WHERE task_id = $1 ORDER BY at DESC LIMIT 50")
+                .execute(Tuple.of(taskId)).await().atMost(DB)) {
+            history.add(Map.of("groupId", r.getUUID("group_id").toString(), "policyVersion", r.getLong("policy_version"),
+                    "solved", r.getInteger("solved"), "valid", r.getInteger("valid"), "at", r.getOffsetDateTime("at").toString()));
+        }
+        out.put("solveHistory", history);
+        return Optional.of(out);
+    }
+
+    /** The ids of tasks known, in a split. */
+    public List<String> ids(String split) {
+        var out = new ArrayList<String>();
+        for (Row r : pool.preparedQuery("SELECT task_id FROM dispatcher.task_state WHERE split = $1 ORDER BY task_id").execute(Tuple.of(split))
+                .await().atMost(DB)) {
+            out.add(r.getString("task_id"));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,24 @@
+package ai.openalice.rl.dispatcher.rest;
+
+import jakarta.ws.rs.core.Response;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** RFC 9457 problem details. */
+final class Problems {
+    private Problems() {}
+
+    static Response of(int status, String title, String detail, Map<String, Object> extra) {
+        var body = new LinkedHashMap<String, Object>();
+        body.put("type", "about:blank");
+        body.put("title", title);
+        body.put("status", status);
+        body.put("detail", detail);
+        body.putAll(extra);
+        return Response.status(status).type("application/problem+json").entity(body).build();
+    }
+
+    static Response of(int status, String title, String detail) {
+        return of(status, title, detail, Map.of());
+    }
+}

@@ -1,0 +1,62 @@
+package ai.openalice.rl.dispatcher.rest;
+
+import ai.openalice.rl.dispatcher.repository.TaskStore;
+import ai.openalice.rl.dispatcher.service.IntakeService;
+import io.smallrye.common.annotation.Blocking;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.Map;
+
+/**
+ * {@code POST /tasks}: one task (JSON) or many (JSONL), {@code ?source=}, {@code ?priority=},
+ * {@code ?newVersion=true}. 200 when every task was added or unchanged; 400 (problem details, every
+ * line's outcome) when any was invalid — the valid ones are still taken; 409 for a single task
+ * that conflicts with its stored version. {@code GET /tasks/{id}}: versions, share, curriculum,
+ * solve-rate history.
+ */
+@Path("/tasks")
+@Blocking
+public class TaskResource {
+    @Inject
+    IntakeService intake;
+
+    @Inject
+    TaskStore store;
+
+    @POST
+    @Consumes(MediaType.WILDCARD)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response submit(String body, @QueryParam("source") @DefaultValue("rest") String source, @QueryParam("priority") Integer priority,
+            @QueryParam("newVersion") @DefaultValue("false") boolean newVersion) {
+        if (body == null || body.isBlank()) {
+            return Problems.of(400, "No task", "the body must be a task (JSON object) or tasks (JSONL)");
+        }
+        var outcomes = intake.fromRest(body, source, priority, newVersion);
+        long rejected = outcomes.stream().filter(IntakeService.Outcome::rejected).count();
+        var summary = Map.<String, Object>of("accepted", outcomes.size() - rejected, "rejected", rejected, "tasks", outcomes);
+        if (rejected == 0) {
+            return Response.ok(summary).build();
+        }
+        if (outcomes.size() == 1 && outcomes.getFirst().status().equals("conflict")) {
+            return Problems.of(409, "Task version conflict", outcomes.getFirst().errors().getFirst().toString(), summary);
+        }
+        return Problems.of(400, "Invalid task", rejected + " of " + outcomes.size() + " task(s) rejected; see tasks[].errors", summary);
+    }
+
+    @GET
+    @Path("{id}")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response get(@PathParam("id") String id) {
+        return store.describe(id).map(d -> Response.ok(d).build())
+                .orElseGet(() -> Problems.of(404, "Unknown task", "no task " + id));
+    }
+}

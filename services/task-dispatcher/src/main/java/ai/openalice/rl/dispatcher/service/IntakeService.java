@@ -1,0 +1,150 @@
+package ai.openalice.rl.dispatcher.service;
+
+import ai.openalice.rl.dispatcher.repository.TaskStore;
+import ai.openalice.rl.events.Envelope;
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.TaskRejected;
+import ai.openalice.rl.events.TaskSubmitted;
+import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.events.task.FieldError;
+import ai.openalice.rl.events.task.Task;
+import ai.openalice.rl.events.task.TaskParser;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.jboss.logging.Logger;
+
+/**
+ * Task intake from Kafka and REST. Every task is validated field by field; a rejected one goes to
+ * {@code tasks.rejected} with the payload as received and every reason (Kafka) or back to the
+ * caller (REST). A resubmitted identical task changes nothing; the same id with different content
+ * is a conflict unless the publisher asks for a new version. Tasks accepted over REST are
+ * announced on {@code tasks.submitted} (outbox, same transaction) so that the verifier and
+ * rubric-prm learn them too.
+ */
+@ApplicationScoped
+public class IntakeService {
+    private static final Logger LOG = Logger.getLogger(IntakeService.class);
+    public static final String REJECTED = "tasks-rejected";
+    public static final String ANNOUNCED = "tasks-submitted-out";
+
+    @Inject
+    TaskStore store;
+
+    @Inject
+    MeterRegistry metrics;
+
+    /** What happened to one submitted task. */
+    public record Outcome(Integer line, String taskId, String status, Integer version, List<FieldError> errors) {
+        public boolean rejected() {
+            return status.equals("rejected") || status.equals("conflict");
+        }
+    }
+
+    /** A record from {@code tasks.submitted}. */
+    public void fromKafka(byte[] value, String topic, int partition, long offset) {
+        var origin = TaskRejected.Origin.kafka(topic, partition, offset);
+        switch (EventCodec.<TaskSubmitted>decode(Topic.TASKS_SUBMITTED, value)) {
+            case EventCodec.Decoded.Malformed<TaskSubmitted> m -> reject(new TaskRejected("unknown", null,
+                    List.of(new FieldError("$", FieldError.Code.MALFORMED_JSON, m.reason())), new String(value, StandardCharsets.UTF_8), origin));
+            case EventCodec.Decoded.Ok<TaskSubmitted> ok -> {
+                TaskSubmitted t = ok.envelope().payload();
+                var outcome = accept(t.task(), t.source(), t.priority(), t.newVersion(), false, null);
+                if (outcome.rejected()) {
+                    reject(new TaskRejected(t.source(), outcome.taskId(), outcome.errors(), String.valueOf(t.task()), origin));
+                }
+            }
+        }
+    }
+
+    /** {@code POST /tasks}: one task (a JSON object) or a JSONL body, line by line. */
+    public List<Outcome> fromRest(String body, String source, Integer priority, boolean newVersion) {
+        var out = new ArrayList<Outcome>();
+        String trimmed = body.strip();
+        if (trimmed.startsWith("{") && single(trimmed)) {
+            out.add(parseAndAccept(trimmed, null, source, priority, newVersion));
+            return out;
+        }
+        String[] lines = body.split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            if (!lines[i].isBlank()) {
+                out.add(parseAndAccept(lines[i], i + 1, source, priority, newVersion));
+            }
+        }
+        if (out.isEmpty()) {
+            out.add(new Outcome(null, null, "rejected", null, List.of(new FieldError("$", FieldError.Code.MISSING, "the body holds no task"))));
+        }
+        return out;
+    }
+
+    private static boolean single(String text) {
+        try {
+            EventCodec.mapper().readerFor(JsonNode.class).with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                    .readValue(text);
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    private Outcome parseAndAccept(String text, Integer line, String source, Integer priority, boolean newVersion) {
+        JsonNode node;
+        try {
+            node = EventCodec.mapper().readTree(text);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            metrics.counter("dispatcher_tasks_total", "outcome", "rejected").increment();
+            return new Outcome(line, null, "rejected", null, List.of(new FieldError("$", FieldError.Code.MALFORMED_JSON,
+                    "not JSON: " + e.getOriginalMessage())));
+        }
+        return accept(node, source, priority, newVersion, true, line);
+    }
+
+    private Outcome accept(JsonNode node, String source, Integer priority, boolean newVersion, boolean announce, Integer line) {
+        if (priority != null && priority < 1) {
+            metrics.counter("dispatcher_tasks_total", "outcome", "rejected").increment();
+            return new Outcome(line, null, "rejected", null, List.of(new FieldError("priority", FieldError.Code.INVALID_VALUE,
+                    "must be at least 1, got " + priority)));
+        }
+        var parsed = new TaskParser(Path.of("/")).parse(node);
+        if (parsed instanceof TaskParser.Result.Invalid inv) {
+            metrics.counter("dispatcher_tasks_total", "outcome", "rejected").increment();
+            return new Outcome(line, inv.taskId(), "rejected", null, inv.errors());
+        }
+        Task task = ((TaskParser.Result.Valid) parsed).task();
+        TaskStore.Outbox event = null;
+        if (announce) {
+            var env = Envelope.of(new TaskSubmitted(source, (ObjectNode) node, newVersion, priority));
+            event = new TaskStore.Outbox(ANNOUNCED, env.key(), EventCodec.encode(env));
+        }
+        var stored = store.store(task, source, priority == null ? 1 : priority, newVersion, event);
+        return switch (stored) {
+            case TaskStore.Stored.Added a -> {
+                metrics.counter("dispatcher_tasks_total", "outcome", "added").increment();
+                LOG.infof("task %s v%d from %s (%s)", task.instanceId(), a.version(), source, task.split().wire());
+                yield new Outcome(line, task.instanceId(), "added", a.version(), List.of());
+            }
+            case TaskStore.Stored.Unchanged u -> {
+                metrics.counter("dispatcher_tasks_total", "outcome", "unchanged").increment();
+                yield new Outcome(line, task.instanceId(), "unchanged", u.version(), List.of());
+            }
+            case TaskStore.Stored.Conflict c -> {
+                metrics.counter("dispatcher_tasks_total", "outcome", "conflict").increment();
+                yield new Outcome(line, task.instanceId(), "conflict", c.version(), List.of(new FieldError("instance_id", FieldError.Code.CONFLICT,
+                        "task " + task.instanceId() + " v" + c.version() + " exists with different content; submit with newVersion=true to add v"
+                                + (c.version() + 1))));
+            }
+        };
+    }
+
+    private void reject(TaskRejected r) {
+        var env = Envelope.of(r);
+        store.enqueue(new TaskStore.Outbox(REJECTED, env.key(), EventCodec.encode(env)));
+        LOG.warnf("task %s from %s rejected: %s", r.taskId(), r.source(), r.reasons());
+    }
+}

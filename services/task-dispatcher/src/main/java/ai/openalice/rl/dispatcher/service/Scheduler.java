@@ -1,0 +1,150 @@
+package ai.openalice.rl.dispatcher.service;
+
+import ai.openalice.rl.dispatcher.config.DispatcherConfig;
+import ai.openalice.rl.dispatcher.repository.GroupStore;
+import ai.openalice.rl.dispatcher.repository.Sql;
+import ai.openalice.rl.dispatcher.repository.TaskStore;
+import ai.openalice.rl.events.RolloutRequested;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jboss.logging.Logger;
+
+/**
+ * One scheduling pass, under a database-wide lock so that several dispatchers never schedule the
+ * same capacity twice: evaluation groups waiting for capacity first (oldest first), then training
+ * groups while the in-flight cap allows; then the deadline watch.
+ *
+ * <p>Which training task: tasks the curriculum has not benched come first; among them, the
+ * source furthest below its weighted fair share (groups ÷ weight), then the task of that source
+ * furthest below its own share (groups ÷ priority), then the id. A benched task is still chosen
+ * when nothing else is left, so a suite that is all solved keeps running.
+ */
+@ApplicationScoped
+public class Scheduler {
+    private static final Logger LOG = Logger.getLogger(Scheduler.class);
+    private static final long LOCK = 0x616c696365L; // "alice"
+
+    @Inject
+    Pool pool;
+
+    @Inject
+    DispatcherConfig config;
+
+    @Inject
+    GroupStore groups;
+
+    @Inject
+    TaskStore tasks;
+
+    @Inject
+    MeterRegistry metrics;
+
+    @Inject
+    Progress progress;
+
+    private final AtomicLong inFlight = new AtomicLong();
+
+    @PostConstruct
+    void init() {
+        if (config.maxInFlight() < config.groupSize()) {
+            throw new IllegalArgumentException("dispatcher.max-in-flight (" + config.maxInFlight() + ") must be at least dispatcher.group-size ("
+                    + config.groupSize() + "), or no group could ever be requested");
+        }
+        if (!config.staleAction().equals("drop") && !config.staleAction().equals("refresh")) {
+            throw new IllegalArgumentException("dispatcher.stale-action must be drop or refresh, got '" + config.staleAction() + "'");
+        }
+        metrics.gauge("dispatcher_rollouts_in_flight", inFlight);
+    }
+
+    /** Schedules what capacity allows; returns the number of groups requested. */
+    public int tick() {
+        int requested = Sql.transaction(pool, sql -> {
+            if (!sql.one("SELECT pg_try_advisory_xact_lock($1) AS ok", LOCK).orElseThrow().getBoolean("ok")) {
+                return 0;
+            }
+            long live = sql.one("SELECT count(*) AS n FROM dispatcher.rollouts WHERE state IN ('requested', 'completed', 'verified')")
+                    .orElseThrow().getLong("n");
+            int n = 0;
+            for (Row g : sql.query("SELECT * FROM dispatcher.groups WHERE state = 'pending' ORDER BY created_at, group_id LIMIT 100")) {
+                if (live + g.getInteger("size") > config.maxInFlight()) {
+                    break;
+                }
+                groups.release(sql, g, tasks.task(g.getString("task_id"), g.getInteger("task_version")).orElseThrow());
+                live += g.getInteger("size");
+                n++;
+            }
+            while (config.train() && live + config.groupSize() <= config.maxInFlight()) {
+                if (!scheduleTraining(sql)) {
+                    break;
+                }
+                live += config.groupSize();
+                n++;
+            }
+            inFlight.set(live);
+            return n;
+        });
+        metrics.counter("dispatcher_groups_requested_total").increment(requested);
+        watchDeadlines();
+        return requested;
+    }
+
+    private boolean scheduleTraining(Sql sql) {
+        Row state = sql.one("SELECT policy_version, round FROM dispatcher.scheduler WHERE id = 1 FOR UPDATE").orElseThrow();
+        long round = state.getLong("round");
+        var names = new ArrayList<String>();
+        var weights = new ArrayList<Double>();
+        config.sourceWeights().forEach((k, v) -> {
+            names.add(k);
+            weights.add(v);
+        });
+        var pick = sql.one("""
+                SELECT s.task_id, s.version, s.source FROM dispatcher.task_state s JOIN dispatcher.sources src ON src.source = s.source
+                 WHERE s.split = 'train'
+                 ORDER BY (s.skip_until > $1),
+                          src.groups / COALESCE((SELECT w.weight FROM unnest($2::text[], $3::float8[]) AS w(name, weight) WHERE w.name = s.source), 1.0),
+                          s.groups::float8 / s.priority, s.task_id
+                 LIMIT 1""", round, names.toArray(String[]::new), weights.toArray(Double[]::new));
+        if (pick.isEmpty()) {
+            return false;
+        }
+        String taskId = pick.get().getString("task_id");
+        int version = pick.get().getInteger("version");
+        var task = tasks.task(taskId, version).orElseThrow();
+        sql.query("UPDATE dispatcher.task_state SET groups = groups + 1 WHERE task_id = $1", taskId);
+        sql.query("UPDATE dispatcher.sources SET groups = groups + 1 WHERE source = $1", pick.get().getString("source"));
+        sql.query("UPDATE dispatcher.scheduler SET round = round + 1 WHERE id = 1");
+        UUID group = groups.create(sql, task, version, state.getLong("policy_version"), config.groupSize(), RolloutRequested.Mode.TRAIN, null, true,
+                round);
+        LOG.debugf("round %d: group %s of %s v%d at policy v%d", round, group, taskId, version, state.getLong("policy_version"));
+        return true;
+    }
+
+    /** Rollouts that stopped progressing (a lost runner, a lost event) are re-requested, or failed once out of attempts. */
+    public int watchDeadlines() {
+        return Sql.transaction(pool, sql -> {
+            int n = 0;
+            for (Row r : sql.query("SELECT rollout_id, group_id, state, attempt FROM dispatcher.rollouts WHERE state IN ('requested', 'completed', 'verified')"
+                    + " AND deadline < now() ORDER BY deadline LIMIT 100 FOR UPDATE SKIP LOCKED")) {
+                String waitingFor = switch (r.getString("state")) {
+                    case "requested" -> "rollouts.completed";
+                    case "completed" -> "verifications.completed";
+                    default -> "rewards.scored";
+                };
+                String reason = "deadline passed in state " + r.getString("state") + " with no " + waitingFor + " (lost runner or lost event)";
+                groups.retry(sql, r.getUUID("rollout_id"), reason, tasks);
+                progress.finish(sql, r.getUUID("group_id"));
+                metrics.counter("dispatcher_rollouts_retried_total", "reason", "deadline").increment();
+                LOG.warnf("rollout %s attempt %d: %s", r.getUUID("rollout_id"), r.getInteger("attempt"), reason);
+                n++;
+            }
+            return n;
+        });
+    }
+}

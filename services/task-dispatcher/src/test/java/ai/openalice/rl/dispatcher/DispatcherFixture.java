@@ -1,0 +1,118 @@
+package ai.openalice.rl.dispatcher;
+
+import ai.openalice.rl.events.Envelope;
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.EventPayload;
+import ai.openalice.rl.events.RewardScored;
+import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.events.Termination;
+import ai.openalice.rl.events.Trajectory;
+import ai.openalice.rl.events.TrajectoryRef;
+import ai.openalice.rl.testkit.TestStack;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/** Tasks, events and waiting for the dispatcher tests. */
+final class DispatcherFixture {
+    static final Path TASKS = Path.of("..", "..", "examples", "tasks", "calc.jsonl").toAbsolutePath().normalize();
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    private DispatcherFixture() {}
+
+    /** The first example task under another id (and optionally another split or statement). */
+    static ObjectNode task(String id, String split, String statement) {
+        try {
+            var node = (ObjectNode) EventCodec.mapper().readTree(Files.readAllLines(TASKS).getFirst());
+            node.put("instance_id", id).put("split", split);
+            if (statement != null) {
+                node.put("problem_statement", statement);
+            }
+            ((ObjectNode) node.get("workspace")).put("path", TASKS.getParent().resolve("calc-repo").toString());
+            return node;
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static void send(String topic, String key, byte[] value) throws Exception {
+        try (var producer = new KafkaProducer<String, byte[]>(TestStack.producerProperties())) {
+            producer.send(new ProducerRecord<>(topic, key, value)).get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    static void send(String topic, EventPayload p) throws Exception {
+        var env = Envelope.of(p);
+        send(topic, env.key(), EventCodec.encode(env));
+    }
+
+    static RolloutCompleted completed(String task, UUID group, UUID rollout, Termination end) {
+        return new RolloutCompleted(task, group, rollout, 0, 1, 2, 1, "runner-t", end,
+                end == Termination.INFRA_ERROR ? new RolloutCompleted.Failure("sandbox", "pod evicted") : null, "",
+                new TrajectoryRef.Inline(new Trajectory(List.of())), new RolloutCompleted.Stats(1, 1, 1, 1, 1, 1));
+    }
+
+    static RewardScored reward(String task, UUID group, UUID rollout, int rExec, double sPrm) {
+        double r = rExec == 1 ? 0.8 + 0.2 * sPrm : 0.2 * sPrm;
+        return new RewardScored(task, group, rollout, 0, 2, false, null, Termination.SUBMITTED, rExec, sPrm, 0.8, r, 1, List.of(),
+                new TrajectoryRef.Inline(new Trajectory(List.of())));
+    }
+
+    /** Every record on {@code topic} (from the beginning) after {@code settle} without new ones. */
+    static List<ConsumerRecord<String, byte[]>> records(String topic, int atLeast, Duration wait) {
+        var out = new ArrayList<ConsumerRecord<String, byte[]>>();
+        try (var c = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
+            var parts = TestStack.awaitPartitions(c, topic, wait);
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            long deadline = System.nanoTime() + wait.toNanos();
+            while (System.nanoTime() < deadline) {
+                c.poll(Duration.ofMillis(300)).forEach(out::add);
+                if (out.size() >= atLeast) {
+                    c.poll(Duration.ofMillis(1500)).forEach(out::add);
+                    break;
+                }
+            }
+        }
+        return out;
+    }
+
+    static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(45).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (condition.getAsBoolean()) {
+                return;
+            }
+            Thread.sleep(150);
+        }
+        throw new AssertionError("timed out waiting for " + what);
+    }
+
+    record Reply(int status, JsonNode body) {}
+
+    static Reply http(URI uri, String method, String body) {
+        try {
+            var b = HttpRequest.newBuilder(uri).header("Content-Type", "application/json");
+            b = body == null ? b.method(method, HttpRequest.BodyPublishers.noBody()) : b.method(method, HttpRequest.BodyPublishers.ofString(body));
+            var r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            return new Reply(r.statusCode(), r.body().isEmpty() ? null : EventCodec.mapper().readTree(r.body()));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
