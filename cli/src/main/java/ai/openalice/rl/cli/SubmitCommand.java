@@ -58,6 +58,10 @@ final class SubmitCommand implements Callable<Integer> {
     @Option(names = "--new-version", description = "Changed tasks under known ids become new versions instead of conflicts.")
     boolean newVersion;
 
+    @Option(names = "--kafka-timeout", defaultValue = "PT30S", paramLabel = "DURATION",
+            description = "How long to wait for the broker before giving up (ISO-8601, default PT30S).")
+    java.time.Duration kafkaTimeout;
+
     @Option(names = "--topic-suffix", paramLabel = "SUFFIX", defaultValue = "", hidden = true, description = "Appended to topic names (tests).")
     String suffix;
 
@@ -80,9 +84,10 @@ final class SubmitCommand implements Callable<Integer> {
         var props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
-        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
-        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000);
+        int timeoutMs = (int) Math.max(1000, kafkaTimeout.toMillis());
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeoutMs);
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, timeoutMs / 2);
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, timeoutMs);
         int accepted = 0;
         int rejected = 0;
         try (var producer = new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer())) {
@@ -104,7 +109,7 @@ final class SubmitCommand implements Callable<Integer> {
                 }
             }
             for (var f : sent) {
-                f.get(45, TimeUnit.SECONDS);
+                f.get(timeoutMs + 15_000L, TimeUnit.MILLISECONDS);
             }
         } catch (Exception e) {
             err.printf("cannot publish to Kafka at %s: %s%n", kafka, e.getCause() != null ? e.getCause().getMessage() : e.getMessage());
