@@ -23,8 +23,9 @@ public final class Bench {
             case "inference" -> InferenceBench.run(args);
             case "agent" -> AgentLoopBench.run(args);
             case "rubric" -> RubricBench.run(args);
+            case "dispatcher" -> DispatcherBench.run(args);
             default -> {
-                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, rubric");
+                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, rubric, dispatcher");
                 System.exit(2);
             }
         }

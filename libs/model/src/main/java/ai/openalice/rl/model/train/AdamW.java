@@ -35,8 +35,27 @@ public final class AdamW {
         return step;
     }
 
-    /** One update at learning rate {@code lr} from the parameters' gradients, which it then zeroes; returns the pre-clip gradient norm. */
+    /**
+     * One update at learning rate {@code lr} from the parameters' gradients, which it then zeroes;
+     * returns the pre-clip gradient norm. Its temporaries are freed on return (an {@code NDScope}),
+     * so a trainer running for weeks does not grow.
+     */
     public double update(Map<String, NDArray> params, double lr) {
+        try (var scope = new ai.djl.ndarray.NDScope()) {
+            scope.suppressNotUsedWarning();
+            return updateInScope(params, lr);
+        }
+    }
+
+    private NDArray state(Map<String, NDArray> moments, String name, NDArray p) {
+        return moments.computeIfAbsent(name, k -> {
+            NDArray z = p.zerosLike();
+            ai.djl.ndarray.NDScope.unregister(z);
+            return z;
+        });
+    }
+
+    private double updateInScope(Map<String, NDArray> params, double lr) {
         double sq = 0;
         for (NDArray p : params.values()) {
             NDArray g = p.getGradient();
@@ -50,8 +69,8 @@ public final class AdamW {
         for (var e : params.entrySet()) {
             NDArray p = e.getValue();
             NDArray g = p.getGradient().mul((float) scale);
-            NDArray mi = m.computeIfAbsent(e.getKey(), k -> p.zerosLike());
-            NDArray vi = v.computeIfAbsent(e.getKey(), k -> p.zerosLike());
+            NDArray mi = state(m, e.getKey(), p);
+            NDArray vi = state(v, e.getKey(), p);
             mi.muli((float) beta1).addi(g.mul((float) (1 - beta1)));
             vi.muli((float) beta2).addi(g.pow(2).mul((float) (1 - beta2)));
             NDArray update = mi.div((float) c1).div(vi.div((float) c2).sqrt().add((float) eps));

@@ -22,6 +22,10 @@ public interface DispatcherConfig {
     @WithDefault("64")
     int maxInFlight();
 
+    /** At most this many groups per scheduling pass (one transaction), so requests flow out while capacity is large. */
+    @WithDefault("32")
+    int maxGroupsPerPass();
+
     /** How often the scheduler and the deadline watch run (a Quarkus scheduler period: {@code 1s}, {@code 500ms}; {@code off} leaves it to callers). */
     @WithDefault("1s")
     String tick();

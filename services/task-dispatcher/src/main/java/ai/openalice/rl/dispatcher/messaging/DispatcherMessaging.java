@@ -115,7 +115,11 @@ public class DispatcherMessaging {
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void tick() {
         try {
-            scheduler.tick();
+            int groups;
+            do { // a full pass means more capacity may be waiting: go on, sending as we go
+                groups = scheduler.tick();
+                relay.relay();
+            } while (groups >= scheduler.groupsPerPass());
         } catch (RuntimeException e) {
             LOG.warnf(e, "scheduling pass failed (next tick retries)");
         }

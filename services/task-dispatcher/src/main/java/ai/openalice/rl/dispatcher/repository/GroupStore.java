@@ -5,6 +5,7 @@ import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RolloutRequested;
 import ai.openalice.rl.events.task.Task;
+import ai.openalice.rl.servicekit.Sql;
 import io.vertx.mutiny.sqlclient.Row;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -70,7 +71,7 @@ public class GroupStore {
         var event = Envelope.of(new RolloutRequested(task.instanceId(), group, rollout, policyVersion, size, member, attempt, mode, evalRunId,
                 task.agentView(taskVersion), new RolloutRequested.Sampling(s.temperature(), s.topP(), s.maxTokensPerTurn(), s.seed().orElse(null)),
                 deadline));
-        sql.outbox(new TaskStore.Outbox(CHANNEL, event.key(), EventCodec.encode(event)));
+        sql.outbox("dispatcher", CHANNEL, event.key(), EventCodec.encode(event));
     }
 
     /** The configured run deadline, but never shorter than the task's own episode timeout plus a minute. */

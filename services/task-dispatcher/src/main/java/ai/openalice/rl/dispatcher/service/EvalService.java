@@ -3,7 +3,7 @@ package ai.openalice.rl.dispatcher.service;
 import ai.openalice.rl.core.eval.PassAtK;
 import ai.openalice.rl.core.eval.Selection;
 import ai.openalice.rl.dispatcher.repository.GroupStore;
-import ai.openalice.rl.dispatcher.repository.Sql;
+import ai.openalice.rl.servicekit.Sql;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.events.RolloutRequested;
 import io.vertx.mutiny.sqlclient.Pool;

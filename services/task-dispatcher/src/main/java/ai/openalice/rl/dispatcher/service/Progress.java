@@ -2,7 +2,7 @@ package ai.openalice.rl.dispatcher.service;
 
 import ai.openalice.rl.dispatcher.config.DispatcherConfig;
 import ai.openalice.rl.dispatcher.repository.GroupStore;
-import ai.openalice.rl.dispatcher.repository.Sql;
+import ai.openalice.rl.servicekit.Sql;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.RewardScored;

@@ -2,7 +2,7 @@ package ai.openalice.rl.dispatcher.service;
 
 import ai.openalice.rl.dispatcher.config.DispatcherConfig;
 import ai.openalice.rl.dispatcher.repository.GroupStore;
-import ai.openalice.rl.dispatcher.repository.Sql;
+import ai.openalice.rl.servicekit.Sql;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.events.RolloutRequested;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -63,6 +63,10 @@ public class Scheduler {
         metrics.gauge("dispatcher_rollouts_in_flight", inFlight);
     }
 
+    public int groupsPerPass() {
+        return config.maxGroupsPerPass();
+    }
+
     /** Schedules what capacity allows; returns the number of groups requested. */
     public int tick() {
         int requested = Sql.transaction(pool, sql -> {
@@ -72,7 +76,8 @@ public class Scheduler {
             long live = sql.one("SELECT count(*) AS n FROM dispatcher.rollouts WHERE state IN ('requested', 'completed', 'verified')")
                     .orElseThrow().getLong("n");
             int n = 0;
-            for (Row g : sql.query("SELECT * FROM dispatcher.groups WHERE state = 'pending' ORDER BY created_at, group_id LIMIT 100")) {
+            for (Row g : sql.query("SELECT * FROM dispatcher.groups WHERE state = 'pending' ORDER BY created_at, group_id LIMIT $1",
+                    config.maxGroupsPerPass())) {
                 if (live + g.getInteger("size") > config.maxInFlight()) {
                     break;
                 }
@@ -80,7 +85,7 @@ public class Scheduler {
                 live += g.getInteger("size");
                 n++;
             }
-            while (config.train() && live + config.groupSize() <= config.maxInFlight()) {
+            while (config.train() && live + config.groupSize() <= config.maxInFlight() && n < config.maxGroupsPerPass()) {
                 if (!scheduleTraining(sql)) {
                     break;
                 }

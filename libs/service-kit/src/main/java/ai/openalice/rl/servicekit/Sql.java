@@ -1,4 +1,4 @@
-package ai.openalice.rl.dispatcher.repository;
+package ai.openalice.rl.servicekit;
 
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -52,8 +52,8 @@ public final class Sql {
         return rows.iterator().hasNext() ? Optional.of(rows.iterator().next()) : Optional.empty();
     }
 
-    public void outbox(TaskStore.Outbox event) {
-        query("INSERT INTO dispatcher.outbox (topic, event_key, payload) VALUES ($1, $2, $3)", event.channel(), event.key(),
-                io.vertx.core.buffer.Buffer.buffer(event.event()));
+    /** Queues an event in {@code <schema>.outbox} (relayed by {@link OutboxRelay}) within this transaction. */
+    public void outbox(String schema, String channel, String key, byte[] event) {
+        query("INSERT INTO " + schema + ".outbox (topic, event_key, payload) VALUES ($1, $2, $3)", channel, key, io.vertx.core.buffer.Buffer.buffer(event));
     }
 }

@@ -1,0 +1,137 @@
+package ai.openalice.rl.trainer.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+/** The trainer's settings ({@code trainer.*}). */
+@ConfigMapping(prefix = "trainer")
+public interface TrainerConfig {
+
+    /** {@code rl} (GRPO++ on scored groups) or {@code sft} (supervised, on the solved trajectories). */
+    @WithDefault("rl")
+    String mode();
+
+    /** Groups per training step. */
+    @WithDefault("4")
+    int batchGroups();
+
+    /** A group is trained once all its members are scored, or this long after its first member arrived (with what it has). */
+    @WithDefault("PT10M")
+    Duration groupDeadline();
+
+    /** Group advantage estimator (rl-core: loo, grpo, drgrpo). */
+    @WithDefault("loo")
+    String advantage();
+
+    /** Groups sampled more than this many policy versions behind are dropped. */
+    @WithDefault("4")
+    int maxStaleness();
+
+    /** Publish a checkpoint every N steps (the consumed-sample ledger is committed with it). */
+    @WithDefault("1")
+    int checkpointEvery();
+
+    /** The artifact store: checkpoints go to {@code <dir>/v<N>}. */
+    @WithDefault("${user.home}/.alice-rl/artifacts/checkpoints")
+    Path artifactDir();
+
+    /** Start from this checkpoint when the registry is empty (e.g. a supervised warm-start); else from random weights. */
+    Optional<Path> initCheckpoint();
+
+    /** Seed of the initial weights. */
+    @WithDefault("1")
+    long seed();
+
+    /** DJL/PyTorch intra-op threads. */
+    @WithDefault("1")
+    int threads();
+
+    /** How often the loop looks for ready groups while waiting. */
+    @WithDefault("PT0.5S")
+    Duration poll();
+
+    /** Whether the training loop runs (off: intake only, e.g. for maintenance). */
+    @WithDefault("true")
+    boolean enabled();
+
+    Model model();
+
+    Optim optim();
+
+    Loss loss();
+
+    /** The built-in model for a fresh start (a checkpoint brings its own). */
+    interface Model {
+        @WithDefault("1024")
+        int contextLength();
+
+        @WithDefault("2")
+        int layers();
+
+        @WithDefault("2")
+        int heads();
+
+        @WithDefault("64")
+        int width();
+    }
+
+    /** AdamW and the step's cut. */
+    interface Optim {
+        @WithDefault("3e-4")
+        double lr();
+
+        @WithDefault("0")
+        int warmupSteps();
+
+        /** {@code constant} or {@code cosine}. */
+        @WithDefault("constant")
+        String schedule();
+
+        /** Optimizer steps of the cosine decay. */
+        @WithDefault("10000")
+        long totalSteps();
+
+        @WithDefault("0.1")
+        double minLrRatio();
+
+        @WithDefault("0.01")
+        double weightDecay();
+
+        @WithDefault("1.0")
+        double clipNorm();
+
+        @WithDefault("1")
+        int ppoEpochs();
+
+        @WithDefault("1")
+        int miniBatches();
+
+        /** Rows per forward/backward pass (gradient accumulation beyond). */
+        @WithDefault("8")
+        int microBatch();
+    }
+
+    /** The GRPO++ loss (rl-core's reference). */
+    interface Loss {
+        @WithDefault("0.2")
+        double epsLow();
+
+        @WithDefault("0.28")
+        double epsHigh();
+
+        /** Truncated importance sampling cap C. */
+        @WithDefault("2.0")
+        double tisCap();
+
+        /** L_max of seq-mean-token-sum-norm; 0 = the model's context length. */
+        @WithDefault("0")
+        int maxLength();
+
+        /** The sampling temperature of the rollouts (log-probs are compared under it). */
+        @WithDefault("1.0")
+        double temperature();
+    }
+}

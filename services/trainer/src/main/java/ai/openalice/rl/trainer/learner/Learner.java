@@ -1,0 +1,160 @@
+package ai.openalice.rl.trainer.learner;
+
+import ai.djl.engine.Engine;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.NDScope;
+import ai.djl.ndarray.types.Shape;
+import ai.openalice.rl.core.loss.PolicyLossConfig;
+import ai.openalice.rl.model.Gpt;
+import ai.openalice.rl.model.train.AdamW;
+import ai.openalice.rl.model.train.PolicyGradientLoss;
+import java.util.Arrays;
+import java.util.Map;
+
+/**
+ * The learner: the built-in GPT and AdamW on DJL. One call is one training step on one batch —
+ * π_old recomputed under the current weights (no gradient), then {@code ppoEpochs} passes over
+ * {@code miniBatches} optimizer steps, each accumulating the gradient of micro-batches of
+ * {@code microBatch} rows (the aggregation's coefficients were computed over the whole batch,
+ * rescaled per mini-batch, so accumulation gives the mini-batch's exact gradient). Every NDArray
+ * of a micro-batch lives in a scope closed after it (an {@code NDScope}: the model's ops attach
+ * their results to the weights' manager otherwise): memory stays flat over weeks.
+ */
+public final class Learner implements AutoCloseable {
+    private final Gpt gpt;
+    private final AdamW optimizer;
+    private final Settings settings;
+
+    /** How a step is cut and scheduled, and the loss. */
+    public record Settings(PolicyLossConfig loss, LrSchedule lr, int ppoEpochs, int miniBatches, int microBatch, float temperature) {
+        public Settings {
+            if (ppoEpochs < 1 || miniBatches < 1 || microBatch < 1 || !(temperature > 0)) {
+                throw new IllegalArgumentException("ppo-epochs, mini-batches and micro-batch must be >= 1 and the temperature > 0");
+            }
+        }
+    }
+
+    /** What one step did: loss, clipped fraction, KL to the rollout policy (k3), entropy estimate, gradient norm, rate, tokens. */
+    public record StepStats(double loss, double clipFraction, double approxKl, double entropy, double gradNorm, double lr, long tokens) {}
+
+    public Learner(Gpt gpt, AdamW optimizer, Settings settings) {
+        this.gpt = gpt;
+        this.optimizer = optimizer;
+        this.settings = settings;
+    }
+
+    public Gpt model() {
+        return gpt;
+    }
+
+    public AdamW optimizer() {
+        return optimizer;
+    }
+
+    /** A GRPO++ step: clip-high PPO on the advantages, truncated importance sampling against the rollout log-probs. */
+    public StepStats rl(SequenceBatch b) {
+        return step(b, false);
+    }
+
+    /** A supervised step: the negative log-likelihood of the completion tokens (warm-start on successful or oracle trajectories). */
+    public StepStats sft(SequenceBatch b) {
+        return step(b, true);
+    }
+
+    private StepStats step(SequenceBatch b, boolean sft) {
+        if (b.rows() == 0 || b.completionTokens() == 0) {
+            throw new IllegalArgumentException("an empty batch");
+        }
+        // PyTorch's grad mode is per thread and on in a new one; a collector restores it on close, and the optimizer's in-place
+        // updates of the weights need it off
+        ai.djl.pytorch.jni.JniUtils.setGradMode(false);
+        float[] old = sft ? null : logprobs(b);
+        int perMini = (b.rows() + settings.miniBatches() - 1) / settings.miniBatches();
+        double lossSum = 0, klSum = 0, entSum = 0, gradNorm = 0, lr = 0;
+        long clipped = 0, counted = 0;
+        for (int epoch = 0; epoch < settings.ppoEpochs(); epoch++) {
+            for (int m0 = 0; m0 < b.rows(); m0 += perMini) {
+                int m1 = Math.min(b.rows(), m0 + perMini);
+                float scale = (float) b.rows() / (m1 - m0);
+                float miniTokens = 0;
+                for (int i = m0 * b.width(); i < m1 * b.width(); i++) {
+                    miniTokens += b.mask()[i];
+                }
+                for (int r0 = m0; r0 < m1; r0 += settings.microBatch()) {
+                    int r1 = Math.min(m1, r0 + settings.microBatch());
+                    try (NDScope scope = new NDScope(); NDManager sub = gpt.manager().newSubManager()) {
+                        scope.suppressNotUsedWarning();
+                        var shape = new Shape(r1 - r0, b.width());
+                        int from = r0 * b.width();
+                        int to = r1 * b.width();
+                        NDArray mask = sub.create(Arrays.copyOfRange(b.mask(), from, to), shape);
+                        float[] logpNow;
+                        float[] oldPart = old == null ? null : Arrays.copyOfRange(old, from, to);
+                        try (var gc = Engine.getInstance().newGradientCollector()) {
+                            NDArray logp = gpt.tokenLogprobs(sub.create(Arrays.copyOfRange(b.inputs(), from, to), shape),
+                                    sub.create(Arrays.copyOfRange(b.targets(), from, to), shape), settings.temperature());
+                            NDArray loss;
+                            if (sft) {
+                                loss = logp.mul(mask).sum().neg().div(Math.max(1f, miniTokens));
+                            } else {
+                                NDArray coef = sub.create(Arrays.copyOfRange(b.coef(), from, to), shape).mul(scale);
+                                loss = PolicyGradientLoss.loss(logp, sub.create(oldPart, shape), sub.create(Arrays.copyOfRange(b.rolloutLogp(), from, to), shape),
+                                        sub.create(Arrays.copyOfRange(b.advantages(), from, to), shape), coef, settings.loss());
+                            }
+                            gc.backward(loss);
+                            lossSum += loss.getFloat() / settings.miniBatches() / settings.ppoEpochs();
+                            logpNow = logp.toFloatArray();
+                        }
+                        for (int i = 0; i < logpNow.length; i++) {
+                            if (b.mask()[from + i] == 0) {
+                                continue;
+                            }
+                            counted++;
+                            entSum -= logpNow[i];
+                            double rl = b.rolloutLogp()[from + i] - logpNow[i];
+                            klSum += Math.exp(rl) - 1 - rl;
+                            if (oldPart != null) {
+                                double ratio = Math.exp(logpNow[i] - oldPart[i]);
+                                if (ratio < 1 - settings.loss().epsLow() || ratio > 1 + settings.loss().epsHigh()) {
+                                    clipped++;
+                                }
+                            }
+                        }
+                    }
+                }
+                lr = settings.lr().at(optimizer.step());
+                gradNorm = optimizer.update(gpt.parameters(), lr);
+            }
+        }
+        return new StepStats(lossSum, sft ? 0 : (double) clipped / counted, klSum / counted, entSum / counted, gradNorm, lr, b.completionTokens());
+    }
+
+    /** log π_θ of every target under the current weights, without a graph: π_old of the step. */
+    public float[] logprobs(SequenceBatch b) {
+        float[] out = new float[b.rows() * b.width()];
+        for (int r0 = 0; r0 < b.rows(); r0 += settings.microBatch()) {
+            int r1 = Math.min(b.rows(), r0 + settings.microBatch());
+            try (NDScope scope = new NDScope(); NDManager sub = gpt.manager().newSubManager()) {
+                scope.suppressNotUsedWarning();
+                var shape = new Shape(r1 - r0, b.width());
+                int from = r0 * b.width();
+                int to = r1 * b.width();
+                float[] part = gpt.tokenLogprobs(sub.create(Arrays.copyOfRange(b.inputs(), from, to), shape),
+                        sub.create(Arrays.copyOfRange(b.targets(), from, to), shape), settings.temperature()).toFloatArray();
+                System.arraycopy(part, 0, out, from, part.length);
+            }
+        }
+        return out;
+    }
+
+    /** Weights and optimizer state, for a checkpoint. */
+    public Map<String, float[]> parameters() {
+        return gpt.snapshot();
+    }
+
+    @Override
+    public void close() {
+        gpt.close();
+    }
+}

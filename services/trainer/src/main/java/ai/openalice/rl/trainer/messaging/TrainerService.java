@@ -1,0 +1,116 @@
+package ai.openalice.rl.trainer.messaging;
+
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.RewardScored;
+import ai.openalice.rl.events.RolloutRequested;
+import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.servicekit.OutboxRelay;
+import ai.openalice.rl.trainer.config.TrainerConfig;
+import ai.openalice.rl.trainer.repository.TrainerStore;
+import ai.openalice.rl.trainer.service.TrainerMeters;
+import ai.openalice.rl.trainer.service.TrainingLoop;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.reactive.messaging.MutinyEmitter;
+import io.smallrye.reactive.messaging.annotations.Blocking;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.util.Map;
+import org.eclipse.microprofile.reactive.messaging.Channel;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.jboss.logging.Logger;
+
+/**
+ * The trainer's wiring: scored rollouts kept as they arrive (an unreadable one goes to
+ * {@code rewards.scored.dlq} with the reason), evaluation groups noted from rollouts.requested,
+ * the training loop on its own thread, the outbox relayed to checkpoints.published and
+ * training.metrics.
+ */
+@ApplicationScoped
+public class TrainerService {
+    private static final Logger LOG = Logger.getLogger(TrainerService.class);
+
+    @Inject
+    TrainerStore store;
+
+    @Inject
+    TrainerConfig config;
+
+    @Inject
+    MeterRegistry metrics;
+
+    @Inject
+    Pool pool;
+
+    @Inject
+    @Channel("checkpoints-published")
+    MutinyEmitter<byte[]> checkpoints;
+
+    @Inject
+    @Channel("training-metrics")
+    MutinyEmitter<byte[]> trainingMetrics;
+
+    private OutboxRelay relay;
+    private TrainingLoop loop;
+    private Thread thread;
+
+    void start(@Observes StartupEvent e) {
+        System.setProperty("ai.djl.pytorch.num_threads", Integer.toString(config.threads()));
+        System.setProperty("ai.djl.pytorch.num_interop_threads", "1");
+        relay = new OutboxRelay(pool, TrainerStore.SCHEMA, Map.of("checkpoints-published", checkpoints, "training-metrics", trainingMetrics));
+        if (!config.mode().equals("rl") && !config.mode().equals("sft")) {
+            throw new IllegalArgumentException("trainer.mode must be rl or sft, got '" + config.mode() + "'");
+        }
+        loop = new TrainingLoop(store, config, new TrainerMeters(metrics));
+        if (config.enabled()) {
+            loop.start();
+            thread = Thread.ofPlatform().name("training-loop").start(loop);
+        }
+    }
+
+    void stop(@Observes ShutdownEvent e) throws InterruptedException {
+        if (loop != null) {
+            loop.stop();
+        }
+        if (thread != null) {
+            thread.join(60_000);
+        }
+    }
+
+    public TrainingLoop loop() {
+        return loop;
+    }
+
+    @Incoming("rewards-scored")
+    @Blocking
+    public void scored(byte[] value) {
+        switch (EventCodec.<RewardScored>decode(Topic.REWARDS_SCORED, value)) {
+            case EventCodec.Decoded.Malformed<RewardScored> m -> throw new IllegalArgumentException(m.reason());
+            case EventCodec.Decoded.Ok<RewardScored> ok -> {
+                if (!store.add(ok.envelope().payload())) {
+                    metrics.counter("trainer_late_samples_total").increment();
+                    LOG.debugf("%s arrived after its group was settled", ok.envelope().payload().rolloutId());
+                }
+            }
+        }
+    }
+
+    @Incoming("rollouts-requested")
+    @Blocking
+    public void requested(byte[] value) {
+        if (EventCodec.<RolloutRequested>decode(Topic.ROLLOUTS_REQUESTED, value) instanceof EventCodec.Decoded.Ok<RolloutRequested> ok
+                && ok.envelope().payload().mode() == RolloutRequested.Mode.EVAL) {
+            store.markEvaluation(ok.envelope().payload().groupId());
+        }
+    }
+
+    @Scheduled(every = "1s", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
+    void relay() {
+        relay.relay();
+    }
+}

@@ -1,0 +1,176 @@
+package ai.openalice.rl.trainer.repository;
+
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.RewardScored;
+import ai.openalice.rl.events.Termination;
+import ai.openalice.rl.events.TrajectoryRef;
+import ai.openalice.rl.servicekit.Sql;
+import io.vertx.core.json.JsonObject;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Scored rollouts and their groups, the checkpoint registry. A sample's {@code step} is written
+ * in the transaction that registers the checkpoint holding that step's update: the ledger and the
+ * weights can never disagree, whatever crashes.
+ */
+@ApplicationScoped
+public class TrainerStore {
+    static final Duration DB = Duration.ofSeconds(30);
+    public static final String SCHEMA = "trainer";
+
+    @Inject
+    Pool pool;
+
+    /** Keeps a scored rollout (a redelivery changes nothing); false when its group was already trained or dropped. */
+    public boolean add(RewardScored r) {
+        boolean infra = r.masked() && (r.termination() == Termination.INFRA_ERROR || String.valueOf(r.maskReason()).contains("infra_error"));
+        String trajectory;
+        try {
+            trajectory = EventCodec.mapper().writeValueAsString(r.trajectory());
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+        return Sql.transaction(pool, sql -> {
+            sql.query("INSERT INTO trainer.groups (group_id) VALUES ($1) ON CONFLICT DO NOTHING", r.groupId());
+            var state = sql.one("SELECT state FROM trainer.groups WHERE group_id = $1", r.groupId()).orElseThrow().getString("state");
+            if (!state.equals("open")) {
+                return false;
+            }
+            sql.query("""
+                    INSERT INTO trainer.samples (rollout_id, group_id, task_id, policy_version, group_size, masked, infra, termination, reward, r_exec,
+                                                 s_prm, trajectory)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING""",
+                    r.rolloutId(), r.groupId(), r.taskId(), r.policyVersion(), r.groupSize(), r.masked(), infra, r.termination().wire(), r.reward(),
+                    r.rExec(), r.sPrm(), new JsonObject(trajectory));
+            return true;
+        });
+    }
+
+    public void markEvaluation(UUID groupId) {
+        pool.preparedQuery("INSERT INTO trainer.eval_groups (group_id) VALUES ($1) ON CONFLICT DO NOTHING").execute(Tuple.of(groupId)).await().atMost(DB);
+    }
+
+    /** A stored member of a group. */
+    public record Member(UUID rolloutId, UUID groupId, String taskId, long policyVersion, int groupSize, boolean masked, boolean infra,
+            Termination termination, Double reward, Integer rExec, Double sPrm, TrajectoryRef trajectory) {}
+
+    /** An open group ready to train: complete (every member scored, infrastructure failures not counting) or past its deadline. */
+    public record ReadyGroup(UUID groupId, boolean evaluation, List<Member> members) {}
+
+    /** Up to {@code limit} ready groups, oldest first, skipping {@code exclude} (used by steps not yet committed). */
+    public List<ReadyGroup> ready(int limit, Duration deadline, Collection<UUID> exclude) {
+        var ids = new ArrayList<UUID>();
+        for (Row r : pool.preparedQuery("""
+                SELECT g.group_id, (e.group_id IS NOT NULL) AS evaluation FROM trainer.groups g
+                  JOIN trainer.samples s ON s.group_id = g.group_id
+                  LEFT JOIN trainer.eval_groups e ON e.group_id = g.group_id
+                 WHERE g.state = 'open' AND NOT (g.group_id = ANY($3))
+                 GROUP BY g.group_id, e.group_id
+                HAVING count(*) FILTER (WHERE NOT s.infra) >= max(s.group_size)
+                    OR min(g.first_seen) < now() - make_interval(secs => $2)
+                    OR e.group_id IS NOT NULL
+                 ORDER BY min(g.first_seen) LIMIT $1""")
+                .execute(Tuple.of(limit, (double) deadline.toMillis() / 1000, exclude.toArray(UUID[]::new))).await().atMost(DB)) {
+            ids.add(r.getUUID("group_id"));
+        }
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        var evaluation = new java.util.HashSet<UUID>();
+        pool.preparedQuery("SELECT group_id FROM trainer.eval_groups WHERE group_id = ANY($1)").execute(Tuple.of(ids.toArray(UUID[]::new)))
+                .await().atMost(DB).forEach(r -> evaluation.add(r.getUUID(0)));
+        var members = new LinkedHashMap<UUID, List<Member>>();
+        ids.forEach(id -> members.put(id, new ArrayList<>()));
+        for (Row r : pool.preparedQuery("SELECT * FROM trainer.samples WHERE group_id = ANY($1) ORDER BY received_at, rollout_id")
+                .execute(Tuple.of(ids.toArray(UUID[]::new))).await().atMost(DB)) {
+            try {
+                members.get(r.getUUID("group_id")).add(new Member(r.getUUID("rollout_id"), r.getUUID("group_id"), r.getString("task_id"),
+                        r.getLong("policy_version"), r.getInteger("group_size"), r.getBoolean("masked"), r.getBoolean("infra"),
+                        Termination.of(r.getString("termination")), r.getDouble("reward"), r.getInteger("r_exec"), r.getDouble("s_prm"),
+                        EventCodec.mapper().readValue(r.getJsonObject("trajectory").encode(), TrajectoryRef.class)));
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException("stored trajectory of " + r.getUUID("rollout_id") + " is unreadable", e);
+            }
+        }
+        var out = new ArrayList<ReadyGroup>();
+        members.forEach((id, m) -> out.add(new ReadyGroup(id, evaluation.contains(id), List.copyOf(m))));
+        return out;
+    }
+
+    /** Groups left out of training for good (evaluation, stale, all rewards equal, …), with the reason. */
+    public void drop(Map<UUID, String> reasons) {
+        if (reasons.isEmpty()) {
+            return;
+        }
+        Sql.transaction(pool, sql -> {
+            reasons.forEach((id, why) -> sql.query("UPDATE trainer.groups SET state = 'dropped', reason = $2 WHERE group_id = $1 AND state = 'open'",
+                    id, why));
+            return null;
+        });
+    }
+
+    /** A registered checkpoint. */
+    public record Registered(long policyVersion, long step, String dir) {}
+
+    public Optional<Registered> latest() {
+        var rows = pool.query("SELECT policy_version, step, dir FROM trainer.checkpoints ORDER BY policy_version DESC LIMIT 1").execute().await().atMost(DB);
+        if (!rows.iterator().hasNext()) {
+            return Optional.empty();
+        }
+        Row r = rows.iterator().next();
+        return Optional.of(new Registered(r.getLong("policy_version"), r.getLong("step"), r.getString("dir")));
+    }
+
+    /** The steps trained since the last checkpoint: their groups and samples, by step. */
+    public record Pending(long step, List<UUID> groups, List<UUID> samples) {}
+
+    /**
+     * Registers a checkpoint, commits the ledger of the steps it holds, and queues its event — one
+     * transaction. {@code metricsJson} is the registry row's summary.
+     */
+    public void commit(long policyVersion, long step, String dir, String onnxSha256, String metricsJson, List<Pending> pending, String channel,
+            String key, byte[] event) {
+        Sql.transaction(pool, sql -> {
+            sql.query("INSERT INTO trainer.checkpoints (policy_version, step, dir, onnx_sha256, metrics) VALUES ($1, $2, $3, $4, $5)", policyVersion, step,
+                    dir, onnxSha256, new JsonObject(metricsJson));
+            for (Pending p : pending) {
+                sql.query("UPDATE trainer.samples SET step = $2 WHERE rollout_id = ANY($1) AND step IS NULL", p.samples().toArray(UUID[]::new), p.step());
+                sql.query("UPDATE trainer.groups SET state = 'trained', settled_step = $2 WHERE group_id = ANY($1)", p.groups().toArray(UUID[]::new),
+                        p.step());
+            }
+            sql.outbox(SCHEMA, channel, key, event);
+            return null;
+        });
+    }
+
+    /** Queues an event on its own (per-step metrics). */
+    public void enqueue(String channel, String key, byte[] event) {
+        Sql.transaction(pool, sql -> {
+            sql.outbox(SCHEMA, channel, key, event);
+            return null;
+        });
+    }
+
+    /** Counts for {@code GET /status}. */
+    public Map<String, Long> counts() {
+        var out = new LinkedHashMap<String, Long>();
+        pool.query("SELECT state, count(*) AS n FROM trainer.groups GROUP BY state").execute().await().atMost(DB)
+                .forEach(r -> out.put("groups." + r.getString("state"), r.getLong("n")));
+        Row s = pool.query("SELECT count(*) AS n, count(step) AS trained FROM trainer.samples").execute().await().atMost(DB).iterator().next();
+        out.put("samples", s.getLong("n"));
+        out.put("samples.trained", s.getLong("trained"));
+        return out;
+    }
+}

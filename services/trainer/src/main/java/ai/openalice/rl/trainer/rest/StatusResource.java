@@ -1,0 +1,34 @@
+package ai.openalice.rl.trainer.rest;
+
+import ai.openalice.rl.trainer.messaging.TrainerService;
+import ai.openalice.rl.trainer.repository.TrainerStore;
+import io.smallrye.common.annotation.Blocking;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** {@code GET /status}: step, policy version, the last step's metrics, groups and samples by state. */
+@Path("/status")
+@Blocking
+public class StatusResource {
+    @Inject
+    TrainerService trainer;
+
+    @Inject
+    TrainerStore store;
+
+    @GET
+    @Produces(MediaType.APPLICATION_JSON)
+    public Map<String, Object> status() {
+        var out = new LinkedHashMap<String, Object>();
+        out.put("step", trainer.loop().step());
+        out.put("policyVersion", trainer.loop().policyVersion());
+        out.put("last", trainer.loop().lastMetrics());
+        out.putAll(store.counts());
+        return out;
+    }
+}

@@ -1,0 +1,134 @@
+package ai.openalice.rl.trainer.service;
+
+import ai.openalice.rl.core.advantage.AdvantageEstimators;
+import ai.openalice.rl.core.advantage.GroupAdvantageEstimator;
+import ai.openalice.rl.core.filter.CompactFilter;
+import ai.openalice.rl.core.filter.DynamicSampling;
+import ai.openalice.rl.core.filter.EndReason;
+import ai.openalice.rl.core.filter.RolloutOutcome;
+import ai.openalice.rl.events.Termination;
+import ai.openalice.rl.trainer.learner.Sample;
+import ai.openalice.rl.trainer.repository.TrainerStore;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.function.Function;
+
+/**
+ * What a step trains on, decided from ready groups: evaluation groups and groups sampled more
+ * than {@code maxStaleness} versions behind are dropped; within a group, infrastructure failures
+ * and compact-filtered members (max context, max steps, timeout) leave the baseline; groups whose
+ * valid rewards are all equal (or with fewer than two) are dropped (dynamic sampling); the rest
+ * get per-member advantages from the group estimator (leave-one-out by default). In {@code sft}
+ * mode the solved members are kept instead, without advantages.
+ */
+public record BatchPlan(List<Sample> samples, List<UUID> groups, Map<UUID, String> dropped, Map<String, Long> droppedByReason,
+        Map<String, Long> staleness, DynamicSampling.Counts counts, Double meanReward, Double rExecRate, Double sPrmMean) {
+
+    public static BatchPlan of(List<TrainerStore.ReadyGroup> ready, long currentVersion, int maxStaleness, String estimator, boolean sft,
+            Function<TrainerStore.Member, List<ai.openalice.rl.events.Turn>> turns) {
+        GroupAdvantageEstimator adv = AdvantageEstimators.get(estimator);
+        var filter = CompactFilter.deepSwe();
+        var dropped = new LinkedHashMap<UUID, String>();
+        var byReason = new TreeMap<String, Long>();
+        var staleness = new TreeMap<String, Long>();
+        var samples = new ArrayList<Sample>();
+        var used = new ArrayList<UUID>();
+        var outcomesOfGroups = new ArrayList<List<RolloutOutcome>>();
+        double rewardSum = 0, sPrmSum = 0;
+        int scored = 0, solved = 0, withPrm = 0;
+        for (var g : ready) {
+            if (g.evaluation()) {
+                drop(dropped, byReason, g.groupId(), "evaluation", "an evaluation group (never trained on)");
+                continue;
+            }
+            var members = g.members().stream().filter(m -> !m.infra()).toList();
+            if (members.isEmpty()) {
+                drop(dropped, byReason, g.groupId(), "infra_only", "no member without an infrastructure failure");
+                continue;
+            }
+            long sampled = members.stream().mapToLong(TrainerStore.Member::policyVersion).min().orElseThrow();
+            long lag = Math.max(0, currentVersion - sampled);
+            if (lag > maxStaleness) {
+                drop(dropped, byReason, g.groupId(), "stale", "stale: sampled at v" + sampled + ", trainer at v" + currentVersion + " (max-staleness "
+                        + maxStaleness + ")");
+                continue;
+            }
+            var valid = new ArrayList<TrainerStore.Member>();
+            var outcomes = new ArrayList<RolloutOutcome>();
+            for (var m : members) {
+                if (!m.masked()) {
+                    rewardSum += m.reward();
+                    solved += m.rExec() == 1 ? 1 : 0;
+                    scored++;
+                    if (m.sPrm() != null) {
+                        sPrmSum += m.sPrm();
+                        withPrm++;
+                    }
+                }
+                var o = new RolloutOutcome(m.rolloutId().toString(), g.groupId().toString(), end(m.termination()),
+                        m.masked() ? 0 : m.reward(), !m.masked() && m.rExec() == 1);
+                if (!m.masked() && filter.maskReason(o) == null) {
+                    valid.add(m);
+                    outcomes.add(o);
+                } else {
+                    byReason.merge("member_masked", 1L, Long::sum);
+                }
+            }
+            outcomesOfGroups.add(outcomes);
+            if (sft) {
+                valid.stream().filter(m -> m.rExec() == 1).forEach(m -> samples.add(new Sample(m.rolloutId(), turns.apply(m), 0)));
+                if (valid.stream().noneMatch(m -> m.rExec() == 1)) {
+                    drop(dropped, byReason, g.groupId(), "none_solved", "no solved member to imitate");
+                    continue;
+                }
+            } else {
+                var single = DynamicSampling.apply(List.of(outcomes));
+                if (!single.groups().dropped().isEmpty()) {
+                    String why = single.groups().dropped().getFirst().reason();
+                    drop(dropped, byReason, g.groupId(), why, why.equals(DynamicSampling.ALL_EQUAL) ? "every valid reward equal: no learning signal"
+                            : "fewer than 2 valid members");
+                    continue;
+                }
+                double[] rewards = valid.stream().mapToDouble(TrainerStore.Member::reward).toArray();
+                double[] a = adv.estimate(rewards).advantages();
+                for (int i = 0; i < valid.size(); i++) {
+                    samples.add(new Sample(valid.get(i).rolloutId(), turns.apply(valid.get(i)), a[i]));
+                }
+            }
+            used.add(g.groupId());
+            staleness.merge(Long.toString(lag), (long) valid.size(), Long::sum);
+        }
+        int none = 0, all = 0, partial = 0;
+        for (var o : outcomesOfGroups) {
+            if (!o.isEmpty()) {
+                switch (DynamicSampling.classify(o)) {
+                    case SOLVE_NONE -> none++;
+                    case SOLVE_ALL -> all++;
+                    case PARTIAL -> partial++;
+                }
+            }
+        }
+        var counts = new DynamicSampling.Counts(none, all, partial);
+        return new BatchPlan(List.copyOf(samples), List.copyOf(used), dropped, byReason, staleness, counts,
+                scored == 0 ? null : rewardSum / scored, scored == 0 ? null : (double) solved / scored, withPrm == 0 ? null : sPrmSum / withPrm);
+    }
+
+    private static void drop(Map<UUID, String> dropped, Map<String, Long> byReason, UUID group, String key, String why) {
+        dropped.put(group, why);
+        byReason.merge(key, 1L, Long::sum);
+    }
+
+    static EndReason end(Termination t) {
+        return switch (t) {
+            case SUBMITTED -> EndReason.SUBMITTED;
+            case MAX_STEPS -> EndReason.MAX_STEPS;
+            case MAX_CONTEXT -> EndReason.MAX_CONTEXT;
+            case TIMEOUT -> EndReason.TIMEOUT;
+            case INFRA_ERROR -> EndReason.INFRA_ERROR;
+        };
+    }
+}

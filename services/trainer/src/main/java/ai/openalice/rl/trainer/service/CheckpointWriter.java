@@ -1,0 +1,74 @@
+package ai.openalice.rl.trainer.service;
+
+import ai.openalice.rl.events.ArtifactRef;
+import ai.openalice.rl.events.CheckpointPublished;
+import ai.openalice.rl.events.Envelope;
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.model.checkpoint.Checkpoint;
+import ai.openalice.rl.model.checkpoint.Manifest;
+import ai.openalice.rl.trainer.learner.Learner;
+import ai.openalice.rl.trainer.repository.TrainerStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Writes a checkpoint (ONNX graph, manifest, parameters, optimizer state) to the artifact store,
+ * then registers it, commits the ledger of the steps it holds and queues checkpoints.published —
+ * in one transaction. A folder left by a crash between the two is an orphan: it is replaced.
+ */
+final class CheckpointWriter {
+    static final String CHANNEL = "checkpoints-published";
+
+    private final TrainerStore store;
+    private final Path root;
+    private final String tokenizer;
+
+    CheckpointWriter(TrainerStore store, Path root, String tokenizer) {
+        this.store = store;
+        this.root = root;
+        this.tokenizer = tokenizer;
+    }
+
+    CheckpointPublished write(Learner learner, long policyVersion, long step, Map<String, Double> metrics, List<TrainerStore.Pending> pending) {
+        Path dir = root.resolve("v" + policyVersion);
+        try {
+            Files.createDirectories(root);
+            if (Files.exists(dir)) {
+                deleteTree(dir); // not in the registry (we only get here for a new version): an orphan of a crash
+            }
+            Manifest m = Checkpoint.save(dir, learner.model().config(), tokenizer, policyVersion, step, learner.parameters(),
+                    learner.optimizer().export(), learner.optimizer().step());
+            var onnx = ref(dir, Checkpoint.ONNX, m);
+            var event = new CheckpointPublished(policyVersion, step, onnx, manifestRef(dir), ref(dir, Checkpoint.OPTIMIZER, m), metrics);
+            var env = Envelope.of(event);
+            store.commit(policyVersion, step, dir.toString(), onnx.sha256(), EventCodec.mapper().writeValueAsString(metrics), pending, CHANNEL, env.key(),
+                    EventCodec.encode(env));
+            return event;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write checkpoint v" + policyVersion + " to " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static ArtifactRef ref(Path dir, String file, Manifest m) {
+        var entry = m.files().get(file);
+        return new ArtifactRef(dir.resolve(file).toUri().toString(), entry.sha256(), entry.bytes());
+    }
+
+    private static ArtifactRef manifestRef(Path dir) throws IOException {
+        Path f = dir.resolve(Manifest.FILE_NAME);
+        return new ArtifactRef(f.toUri().toString(), Checkpoint.sha256(f), Files.size(f));
+    }
+
+    static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}

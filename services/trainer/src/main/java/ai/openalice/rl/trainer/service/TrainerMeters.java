@@ -1,0 +1,60 @@
+package ai.openalice.rl.trainer.service;
+
+import ai.openalice.rl.events.TrainingMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** The per-step figures as Prometheus metrics ({@code trainer_*}). */
+public final class TrainerMeters {
+    private final MeterRegistry registry;
+    private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
+
+    public TrainerMeters(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    private void gauge(String name, double value) {
+        gauges.computeIfAbsent(name, n -> registry.gauge(n, new AtomicLong(), a -> Double.longBitsToDouble(a.get())))
+                .set(Double.doubleToLongBits(value));
+    }
+
+    void step(TrainingMetrics m, double gradNorm, double lr) {
+        gauge("trainer_step", m.step());
+        gauge("trainer_loss", m.loss());
+        gauge("trainer_grad_norm", gradNorm);
+        gauge("trainer_learning_rate", lr);
+        gauge("trainer_entropy", m.entropy());
+        gauge("trainer_approx_kl", m.approxKl());
+        if (m.clipFraction() != null) {
+            gauge("trainer_clip_fraction", m.clipFraction());
+        }
+        if (m.meanReward() != null) {
+            gauge("trainer_mean_reward", m.meanReward());
+        }
+        if (m.rExecRate() != null) {
+            gauge("trainer_r_exec_rate", m.rExecRate());
+        }
+        if (m.sPrmMean() != null) {
+            gauge("trainer_s_prm_mean", m.sPrmMean());
+        }
+        gauge("trainer_tokens_per_second", m.computeMs() == 0 ? 0 : m.tokens() * 1000.0 / m.computeMs());
+        registry.counter("trainer_samples_total").increment(m.samples());
+        registry.counter("trainer_tokens_total").increment(m.tokens());
+        registry.counter("trainer_wait_seconds_total").increment(m.waitMs() / 1000.0);
+        registry.counter("trainer_compute_seconds_total").increment(m.computeMs() / 1000.0);
+        registry.counter("trainer_groups_total", "solve", "none").increment(m.groups().solveNone());
+        registry.counter("trainer_groups_total", "solve", "all").increment(m.groups().solveAll());
+        registry.counter("trainer_groups_total", "solve", "partial").increment(m.groups().partial());
+        dropped(m.dropped());
+    }
+
+    void dropped(Map<String, Long> byReason) {
+        byReason.forEach((reason, n) -> registry.counter("trainer_dropped_total", "reason", reason).increment(n));
+    }
+
+    void version(long v) {
+        gauge("trainer_policy_version", v);
+    }
+}

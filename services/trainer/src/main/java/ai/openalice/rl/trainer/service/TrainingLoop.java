@@ -1,0 +1,221 @@
+package ai.openalice.rl.trainer.service;
+
+import ai.openalice.rl.core.loss.Aggregation;
+import ai.openalice.rl.core.loss.PolicyLossConfig;
+import ai.openalice.rl.events.Envelope;
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.TrainingMetrics;
+import ai.openalice.rl.events.Trajectory;
+import ai.openalice.rl.events.TrajectoryRef;
+import ai.openalice.rl.events.Turn;
+import ai.openalice.rl.model.Gpt;
+import ai.openalice.rl.model.GptConfig;
+import ai.openalice.rl.model.checkpoint.Checkpoint;
+import ai.openalice.rl.model.tokenizer.ByteTokenizer;
+import ai.openalice.rl.model.train.AdamW;
+import ai.openalice.rl.trainer.config.TrainerConfig;
+import ai.openalice.rl.trainer.learner.Learner;
+import ai.openalice.rl.trainer.learner.LrSchedule;
+import ai.openalice.rl.trainer.learner.SequenceBatch;
+import ai.openalice.rl.trainer.repository.TrainerStore;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jboss.logging.Logger;
+
+/**
+ * The trainer's loop, on its own thread: wait for ready groups, plan the batch, take a step,
+ * publish its metrics; every {@code checkpoint-every} steps write a checkpoint and commit the
+ * ledger with it. Resumes from the registry's latest checkpoint (weights, optimizer state, step,
+ * version); with an empty registry it starts from {@code init-checkpoint} or random weights and
+ * publishes that as v0, so the inference service and the dispatcher have a version to start from.
+ */
+public final class TrainingLoop implements Runnable {
+    private static final Logger LOG = Logger.getLogger(TrainingLoop.class);
+    static final String METRICS = "training-metrics";
+
+    private final TrainerStore store;
+    private final TrainerConfig config;
+    private final CheckpointWriter writer;
+    private final List<TrainerStore.Pending> pending = new ArrayList<>();
+    private final AtomicReference<TrainingMetrics> last = new AtomicReference<>();
+    private final TrainerMeters meters;
+    private volatile boolean running = true;
+    private Learner learner;
+    private volatile long step;
+    private volatile long policyVersion;
+
+    public TrainingLoop(TrainerStore store, TrainerConfig config, TrainerMeters meters) {
+        this.store = store;
+        this.config = config;
+        this.meters = meters;
+        this.writer = new CheckpointWriter(store, config.artifactDir(), new ByteTokenizer().name());
+    }
+
+    /** Loads the latest checkpoint, or starts and publishes v0. */
+    public void start() {
+        var latest = store.latest();
+        if (latest.isPresent()) {
+            var c = Checkpoint.load(Path.of(latest.get().dir()));
+            learner = learner(Gpt.withParameters(c.manifest().config(), c.params()), c.optimizer(), c.optimizerStep());
+            step = latest.get().step();
+            policyVersion = latest.get().policyVersion();
+            LOG.infof("resumed from checkpoint v%d (step %d) at %s", policyVersion, step, latest.get().dir());
+            return;
+        }
+        if (config.initCheckpoint().isPresent()) {
+            var c = Checkpoint.load(config.initCheckpoint().get());
+            learner = learner(Gpt.withParameters(c.manifest().config(), c.params()), Map.of(), 0);
+            LOG.infof("starting from %s (%,d parameters)", config.initCheckpoint().get(), c.manifest().config().parameterCount());
+        } else {
+            var m = config.model();
+            var gc = new GptConfig(new ByteTokenizer().vocabSize(), m.contextLength(), m.layers(), m.heads(), m.width());
+            learner = learner(Gpt.initialise(gc, config.seed()), Map.of(), 0);
+            LOG.infof("starting from random weights (%,d parameters, seed %d)", gc.parameterCount(), config.seed());
+        }
+        step = 0;
+        policyVersion = 0;
+        writer.write(learner, 0, 0, Map.of(), List.of());
+    }
+
+    private Learner learner(Gpt gpt, Map<String, float[]> optimizerState, long optimizerStep) {
+        var o = config.optim();
+        var opt = new AdamW(0.9, 0.999, 1e-8, o.weightDecay(), o.clipNorm());
+        if (!optimizerState.isEmpty()) {
+            opt.restore(optimizerState, optimizerStep, gpt.parameters());
+        }
+        var l = config.loss();
+        int maxLength = l.maxLength() > 0 ? l.maxLength() : gpt.config().contextLength();
+        var loss = new PolicyLossConfig(l.epsLow(), l.epsHigh(), Double.NaN, Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, maxLength, 0,
+                ai.openalice.rl.core.loss.KlEstimator.K3, 0, l.tisCap());
+        var lr = o.schedule().equals("cosine") ? new LrSchedule(o.lr(), o.warmupSteps(), true, o.totalSteps(), o.minLrRatio())
+                : LrSchedule.constant(o.lr(), o.warmupSteps());
+        return new Learner(gpt, opt, new Learner.Settings(loss, lr, o.ppoEpochs(), o.miniBatches(), o.microBatch(), (float) l.temperature()));
+    }
+
+    public long step() {
+        return step;
+    }
+
+    public long policyVersion() {
+        return policyVersion;
+    }
+
+    public TrainingMetrics lastMetrics() {
+        return last.get();
+    }
+
+    public void stop() {
+        running = false;
+    }
+
+    @Override
+    public void run() {
+        while (running) {
+            try {
+                runOnce();
+            } catch (RuntimeException e) {
+                LOG.errorf(e, "training step failed at step %d; retrying after a pause", step + 1);
+                sleep(5000);
+            }
+        }
+        if (learner != null) {
+            learner.close();
+        }
+    }
+
+    /** Waits for a batch and trains on it; returns whether a step was taken. */
+    boolean runOnce() {
+        long waitStart = System.nanoTime();
+        List<TrainerStore.ReadyGroup> ready;
+        Set<UUID> inUse = new HashSet<>();
+        pending.forEach(p -> inUse.addAll(p.groups()));
+        while (true) {
+            ready = store.ready(config.batchGroups(), config.groupDeadline(), inUse);
+            if (ready.size() >= config.batchGroups() || !running) {
+                break;
+            }
+            sleep(config.poll().toMillis());
+        }
+        if (!running) {
+            return false;
+        }
+        long waitMs = (System.nanoTime() - waitStart) / 1_000_000;
+        long t0 = System.nanoTime();
+        boolean sft = config.mode().equals("sft");
+        var plan = BatchPlan.of(ready, policyVersion, config.maxStaleness(), config.advantage(), sft, TrainingLoop::turns);
+        store.drop(plan.dropped());
+        var dropped = new LinkedHashMap<>(plan.droppedByReason());
+        if (plan.samples().isEmpty()) {
+            meters.dropped(dropped);
+            return false;
+        }
+        var built = SequenceBatch.of(plan.samples(), learner.model().config().contextLength(), Aggregation.SEQ_MEAN_TOKEN_SUM_NORM,
+                config.loss().maxLength() > 0 ? config.loss().maxLength() : learner.model().config().contextLength());
+        if (!built.rejected().isEmpty()) {
+            dropped.merge("too_long", (long) built.rejected().size(), Long::sum);
+            built.rejected().forEach(r -> LOG.warnf("rollout %s left out: %s", r.rolloutId(), r.reason()));
+        }
+        if (built.batch().rows() == 0) {
+            store.drop(plan.groups().stream().collect(java.util.stream.Collectors.toMap(g -> g, g -> "every member longer than the model's context")));
+            meters.dropped(dropped);
+            return false;
+        }
+        var stats = sft ? learner.sft(built.batch()) : learner.rl(built.batch());
+        long computeMs = (System.nanoTime() - t0) / 1_000_000;
+        step++;
+        pending.add(new TrainerStore.Pending(step, plan.groups(), built.batch().rolloutIds()));
+        var c = plan.counts();
+        var metrics = new TrainingMetrics(step, policyVersion, stats.loss(), sft ? null : stats.clipFraction(), stats.approxKl(), stats.entropy(),
+                plan.meanReward(), plan.rExecRate(), plan.sPrmMean(), built.batch().rows(), stats.tokens(),
+                new TrainingMetrics.GroupCounts(c.solveNone(), c.solveAll(), c.partial()), dropped, plan.staleness(), waitMs, computeMs);
+        last.set(metrics);
+        meters.step(metrics, stats.gradNorm(), stats.lr());
+        var env = Envelope.of(metrics);
+        store.enqueue(METRICS, env.key(), EventCodec.encode(env));
+        LOG.infof("step %d (v%d): %d sequences, %,d tokens, loss %.4f, reward %s, clip %.3f, %d ms (waited %d ms)", step, policyVersion,
+                built.batch().rows(), stats.tokens(), stats.loss(), plan.meanReward(), stats.clipFraction(), computeMs, waitMs);
+        if (step % config.checkpointEvery() == 0) {
+            var summary = new LinkedHashMap<String, Double>();
+            summary.put("loss", stats.loss());
+            summary.put("tokens", (double) stats.tokens());
+            if (plan.meanReward() != null) {
+                summary.put("meanReward", plan.meanReward());
+            }
+            writer.write(learner, policyVersion + 1, step, summary, List.copyOf(pending));
+            policyVersion++;
+            pending.clear();
+            meters.version(policyVersion);
+        }
+        return true;
+    }
+
+    static List<Turn> turns(TrainerStore.Member m) {
+        return switch (m.trajectory()) {
+            case TrajectoryRef.Inline i -> i.trajectory().turns();
+            case TrajectoryRef.Stored s -> {
+                try {
+                    yield EventCodec.mapper().readValue(Files.readAllBytes(Path.of(URI.create(s.artifact().uri()))), Trajectory.class).turns();
+                } catch (java.io.IOException e) {
+                    throw new IllegalStateException("cannot read the trajectory of " + m.rolloutId() + " at " + s.artifact().uri() + ": " + e.getMessage(), e);
+                }
+            }
+        };
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,205 @@
+package ai.openalice.rl.trainer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.openalice.rl.events.Action;
+import ai.openalice.rl.events.AgentTask;
+import ai.openalice.rl.events.CheckpointPublished;
+import ai.openalice.rl.events.Envelope;
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.EventPayload;
+import ai.openalice.rl.events.RewardScored;
+import ai.openalice.rl.events.RolloutRequested;
+import ai.openalice.rl.events.Termination;
+import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.events.TrainingMetrics;
+import ai.openalice.rl.events.Trajectory;
+import ai.openalice.rl.events.TrajectoryRef;
+import ai.openalice.rl.events.Turn;
+import ai.openalice.rl.events.task.Limits;
+import ai.openalice.rl.model.checkpoint.Checkpoint;
+import ai.openalice.rl.testkit.TestStack;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Tuple;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The trainer on the real broker and database (a tiny model, two groups per step, a checkpoint
+ * every step, no staleness allowed): v0 at start; a partly solved group trained and an all-equal
+ * one dropped; evaluation and stale groups never trained; an infrastructure failure outside the
+ * baseline, its group trained at its deadline; redeliveries ignored; the ledger committed with
+ * each checkpoint; an unreadable event in the dead-letter topic.
+ */
+@QuarkusTest
+@io.quarkus.test.common.QuarkusTestResource(FreshSchema.class)
+class TrainerServiceTest {
+    static final Duration WAIT = Duration.ofSeconds(60);
+
+    @ConfigProperty(name = "mp.messaging.incoming.rewards-scored.topic")
+    String scoredTopic;
+
+    @ConfigProperty(name = "mp.messaging.incoming.rollouts-requested.topic")
+    String requestedTopic;
+
+    @ConfigProperty(name = "mp.messaging.outgoing.checkpoints-published.topic")
+    String checkpointsTopic;
+
+    @ConfigProperty(name = "mp.messaging.outgoing.training-metrics.topic")
+    String metricsTopic;
+
+    @Inject
+    Pool pool;
+
+    static void send(String topic, String key, byte[] value) throws Exception {
+        try (var p = new KafkaProducer<String, byte[]>(TestStack.producerProperties())) {
+            p.send(new ProducerRecord<>(topic, key, value)).get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    static void send(String topic, EventPayload payload) throws Exception {
+        var env = Envelope.of(payload);
+        send(topic, env.key(), EventCodec.encode(env));
+    }
+
+    static RewardScored scored(UUID group, UUID rollout, long version, int size, Integer rExec, boolean infra) {
+        var t = new Trajectory(List.of(new Turn(0, List.of(257, 10, 11), List.of(20, 21, 22, 258), List.of(-1.0, -1.5, -2.0, -0.5), version,
+                new Action("submit", null, null), "Submitted.", 1, 1)));
+        if (infra) {
+            return new RewardScored("task-1", group, rollout, version, size, true, "episode ended in infra_error", Termination.INFRA_ERROR, null, null,
+                    0.8, null, null, List.of(), new TrajectoryRef.Inline(new Trajectory(List.of())));
+        }
+        double r = rExec == 1 ? 0.9 : 0.1;
+        return new RewardScored("task-1", group, rollout, version, size, false, null, Termination.SUBMITTED, rExec, 0.5, 0.8, r, 1, List.of(),
+                new TrajectoryRef.Inline(t));
+    }
+
+    static List<ConsumerRecord<String, byte[]>> records(String topic, int atLeast) {
+        var out = new ArrayList<ConsumerRecord<String, byte[]>>();
+        try (var c = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
+            var parts = TestStack.awaitPartitions(c, topic, WAIT);
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (out.size() < atLeast && System.nanoTime() < deadline) {
+                c.poll(Duration.ofMillis(300)).forEach(out::add);
+            }
+        }
+        return out;
+    }
+
+    <T extends EventPayload> List<T> events(String topic, Topic t, int atLeast) {
+        return records(topic, atLeast).stream().map(r -> ((EventCodec.Decoded.Ok<T>) EventCodec.<T>decode(t, r.value())).envelope().payload()).toList();
+    }
+
+    String groupState(UUID g) {
+        var rows = pool.preparedQuery("SELECT state || coalesce(': ' || reason, '') FROM trainer.groups WHERE group_id = $1").execute(Tuple.of(g))
+                .await().atMost(WAIT);
+        return rows.iterator().hasNext() ? rows.iterator().next().getString(0) : null;
+    }
+
+    Long sampleStep(UUID rollout) {
+        return pool.preparedQuery("SELECT step FROM trainer.samples WHERE rollout_id = $1").execute(Tuple.of(rollout)).await().atMost(WAIT)
+                .iterator().next().getLong(0);
+    }
+
+    void awaitState(UUID g, String prefix) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (System.nanoTime() < deadline) {
+            String s = groupState(g);
+            if (s != null && s.startsWith(prefix)) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("group " + g + " is " + groupState(g) + ", expected " + prefix);
+    }
+
+    @Test
+    void scoredGroupsBecomeStepsAndCheckpoints() throws Exception {
+        var v0 = this.<CheckpointPublished>events(checkpointsTopic, Topic.CHECKPOINTS_PUBLISHED, 1).getFirst();
+        assertEquals(0, v0.policyVersion());
+        Checkpoint.verify(Path.of(URI.create(v0.onnx().uri())).getParent());
+
+        // step 1: A is partly solved (trained), B all solved (every reward equal: dropped)
+        UUID a = UUID.randomUUID(), b = UUID.randomUUID();
+        UUID a1 = UUID.randomUUID(), a2 = UUID.randomUUID();
+        send(scoredTopic, scored(a, a1, 0, 2, 1, false));
+        send(scoredTopic, scored(a, a2, 0, 2, 0, false));
+        send(scoredTopic, scored(b, UUID.randomUUID(), 0, 2, 1, false));
+        send(scoredTopic, scored(b, UUID.randomUUID(), 0, 2, 1, false));
+        awaitState(a, "trained");
+        assertEquals("dropped: every valid reward equal: no learning signal", groupState(b));
+        assertEquals(1L, sampleStep(a1));
+        assertEquals(1L, sampleStep(a2));
+        var v1 = this.<CheckpointPublished>events(checkpointsTopic, Topic.CHECKPOINTS_PUBLISHED, 2).get(1);
+        assertEquals(1, v1.policyVersion());
+        assertEquals(1, v1.step());
+        var m1 = this.<TrainingMetrics>events(metricsTopic, Topic.TRAINING_METRICS, 1).getFirst();
+        assertEquals(1, m1.step());
+        assertEquals(2, m1.samples());
+        assertEquals(8, m1.tokens(), "4 completion tokens per rollout, prompt tokens masked");
+        assertEquals(new TrainingMetrics.GroupCounts(0, 1, 1), m1.groups());
+        assertEquals(1L, m1.dropped().get("all_rewards_equal"));
+        assertEquals(0.7, m1.meanReward(), 1e-12); // (0.9 + 0.1 + 0.9 + 0.9) / 4 = 2.8 / 4
+        assertEquals(0.75, m1.rExecRate(), 1e-12);
+        assertEquals(0.0, m1.clipFraction(), "one epoch: π_old is the current policy, ρ = 1");
+
+        // a redelivered reward of a trained group changes nothing
+        send(scoredTopic, scored(a, a1, 0, 2, 1, false));
+
+        // evaluation and stale groups are never trained on
+        UUID e = UUID.randomUUID(), s = UUID.randomUUID();
+        var view = new AgentTask("task-1", 1, "p", new ai.openalice.rl.events.task.WorkspaceSpec.Dir("/tmp"), Limits.defaults());
+        send(requestedTopic, new RolloutRequested("task-1", e, UUID.randomUUID(), 1, 2, 0, 1, RolloutRequested.Mode.EVAL, UUID.randomUUID(), view,
+                new RolloutRequested.Sampling(1, 1, 16, null), Instant.now().plusSeconds(60)));
+        Thread.sleep(1000);
+        send(scoredTopic, scored(e, UUID.randomUUID(), 1, 2, 1, false));
+        send(scoredTopic, scored(e, UUID.randomUUID(), 1, 2, 0, false));
+        send(scoredTopic, scored(s, UUID.randomUUID(), 0, 2, 1, false));
+        send(scoredTopic, scored(s, UUID.randomUUID(), 0, 2, 0, false));
+        awaitState(e, "dropped: an evaluation group");
+        awaitState(s, "dropped: stale: sampled at v0, trainer at v1 (max-staleness 0)");
+
+        // step 2: F (3 members, one infra failure: trained at its deadline on the other two) and H
+        UUID f = UUID.randomUUID(), h = UUID.randomUUID(), infra = UUID.randomUUID();
+        send(scoredTopic, scored(f, infra, 1, 3, null, true));
+        send(scoredTopic, scored(f, UUID.randomUUID(), 1, 3, 1, false));
+        send(scoredTopic, scored(f, UUID.randomUUID(), 1, 3, 0, false));
+        send(scoredTopic, scored(h, UUID.randomUUID(), 1, 2, 1, false));
+        send(scoredTopic, scored(h, UUID.randomUUID(), 1, 2, 0, false));
+        awaitState(f, "trained");
+        assertEquals("trained", groupState(h));
+        assertNull(sampleStep(infra), "an infrastructure failure is never trained on");
+        var m2 = this.<TrainingMetrics>events(metricsTopic, Topic.TRAINING_METRICS, 2).get(1);
+        assertEquals(2, m2.step());
+        assertEquals(4, m2.samples());
+        assertEquals(1, m2.policyVersion());
+        assertEquals(1, this.<TrainingMetrics>events(metricsTopic, Topic.TRAINING_METRICS, 2).stream().filter(m -> m.step() == 1).count(),
+                "the redelivery made no step");
+
+        // an unreadable event waits in the dead-letter topic with the reason
+        send(scoredTopic, "junk", "{\"eventId\": 1}".getBytes());
+        var dlq = records(scoredTopic.replace("rewards.scored", "rewards.scored.dlq"), 1);
+        assertEquals(1, dlq.size());
+        assertNotNull(dlq.getFirst().headers().lastHeader("dead-letter-reason"));
+        assertTrue(new String(dlq.getFirst().headers().lastHeader("dead-letter-reason").value()).length() > 10);
+    }
+}

@@ -1,0 +1,50 @@
+package ai.openalice.rl.trainer.learner;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import ai.openalice.rl.core.loss.Aggregation;
+import ai.openalice.rl.events.Action;
+import ai.openalice.rl.events.Turn;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+class SequenceBatchTest {
+    static Turn turn(int i, List<Integer> prompt, List<Integer> completion, List<Double> logp) {
+        return new Turn(i, prompt, completion, logp, 0, new Action("bash", null, null), "", 0, 0);
+    }
+
+    @Test
+    void onlyCompletionTargetsCarryWeightAndRowsArePaddedToTheLongest() {
+        UUID a = UUID.randomUUID();
+        UUID b = UUID.randomUUID();
+        // a: prompt [1 2], completion [3 4], observation [5], completion [6] → tokens 1 2 3 4 5 6
+        var sa = new Sample(a, List.of(turn(0, List.of(1, 2), List.of(3, 4), List.of(-0.1, -0.2)), turn(1, List.of(5), List.of(6), List.of(-0.3))), 0.5);
+        // b: prompt [1], completion [7] → tokens 1 7
+        var sb = new Sample(b, List.of(turn(0, List.of(1), List.of(7), List.of(-0.4))), -0.5);
+        var built = SequenceBatch.of(List.of(sa, sb), 16, Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, 10);
+        var x = built.batch();
+        assertEquals(2, x.rows());
+        assertEquals(5, x.width());
+        assertArrayEquals(new long[] {1, 2, 3, 4, 5, 1, 0, 0, 0, 0}, x.inputs());
+        assertArrayEquals(new long[] {2, 3, 4, 5, 6, 7, 0, 0, 0, 0}, x.targets());
+        // targets 3, 4, 6 (row a) and 7 (row b) are completion tokens
+        assertArrayEquals(new float[] {0, 1, 1, 0, 1, 1, 0, 0, 0, 0}, x.mask());
+        assertArrayEquals(new float[] {0, -0.1f, -0.2f, 0, -0.3f, -0.4f, 0, 0, 0, 0}, x.rolloutLogp());
+        assertArrayEquals(new float[] {0, 0.5f, 0.5f, 0, 0.5f, -0.5f, 0, 0, 0, 0}, x.advantages());
+        // seq-mean-token-sum-norm: 1 / (B · L_max) = 1 / (2 · 10) on every valid token
+        assertArrayEquals(new float[] {0, 0.05f, 0.05f, 0, 0.05f, 0.05f, 0, 0, 0, 0}, x.coef(), 1e-7f);
+        assertEquals(4, x.completionTokens());
+    }
+
+    @Test
+    void episodesLongerThanTheContextAreLeftOutWithTheReason() {
+        var ok = new Sample(UUID.randomUUID(), List.of(turn(0, List.of(1, 2), List.of(3), List.of(-1.0))), 1);
+        var tooLong = new Sample(UUID.randomUUID(), List.of(turn(0, List.of(1, 2, 3, 4), List.of(5, 6), List.of(-1.0, -1.0))), 1);
+        var built = SequenceBatch.of(List.of(ok, tooLong), 4, Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, 4);
+        assertEquals(1, built.batch().rows());
+        assertEquals(1, built.rejected().size());
+        assertEquals("longer than the model's context (6 > 5 tokens)", built.rejected().getFirst().reason());
+    }
+}
