@@ -24,8 +24,9 @@ public final class Bench {
             case "agent" -> AgentLoopBench.run(args);
             case "rubric" -> RubricBench.run(args);
             case "dispatcher" -> DispatcherBench.run(args);
+            case "trainer" -> TrainerBench.run(args);
             default -> {
-                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, rubric, dispatcher");
+                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, rubric, dispatcher, trainer");
                 System.exit(2);
             }
         }

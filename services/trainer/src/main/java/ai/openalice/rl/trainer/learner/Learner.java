@@ -14,7 +14,8 @@ import java.util.Map;
 
 /**
  * The learner: the built-in GPT and AdamW on DJL. One call is one training step on one batch —
- * π_old recomputed under the current weights (no gradient), then {@code ppoEpochs} passes over
+ * π_old recomputed under the current weights (no gradient; with one epoch and one mini-batch it is
+ * the current policy, read off the same forward pass), then {@code ppoEpochs} passes over
  * {@code miniBatches} optimizer steps, each accumulating the gradient of micro-batches of
  * {@code microBatch} rows (the aggregation's coefficients were computed over the whole batch,
  * rescaled per mini-batch, so accumulation gives the mini-batch's exact gradient). Every NDArray
@@ -69,7 +70,10 @@ public final class Learner implements AutoCloseable {
         // PyTorch's grad mode is per thread and on in a new one; a collector restores it on close, and the optimizer's in-place
         // updates of the weights need it off
         ai.djl.pytorch.jni.JniUtils.setGradMode(false);
-        float[] old = sft ? null : logprobs(b);
+        // one epoch, one mini-batch: π_old is the current policy itself, so its log-probs come from the same forward pass
+        // (detached) instead of a second one
+        boolean onPolicy = settings.ppoEpochs() == 1 && settings.miniBatches() == 1;
+        float[] old = sft || onPolicy ? null : logprobs(b);
         int perMini = (b.rows() + settings.miniBatches() - 1) / settings.miniBatches();
         double lossSum = 0, klSum = 0, entSum = 0, gradNorm = 0, lr = 0;
         long clipped = 0, counted = 0;
@@ -99,7 +103,8 @@ public final class Learner implements AutoCloseable {
                                 loss = logp.mul(mask).sum().neg().div(Math.max(1f, miniTokens));
                             } else {
                                 NDArray coef = sub.create(Arrays.copyOfRange(b.coef(), from, to), shape).mul(scale);
-                                loss = PolicyGradientLoss.loss(logp, sub.create(oldPart, shape), sub.create(Arrays.copyOfRange(b.rolloutLogp(), from, to), shape),
+                                NDArray oldLogp = oldPart == null ? logp.stopGradient() : sub.create(oldPart, shape);
+                                loss = PolicyGradientLoss.loss(logp, oldLogp, sub.create(Arrays.copyOfRange(b.rolloutLogp(), from, to), shape),
                                         sub.create(Arrays.copyOfRange(b.advantages(), from, to), shape), coef, settings.loss());
                             }
                             gc.backward(loss);
