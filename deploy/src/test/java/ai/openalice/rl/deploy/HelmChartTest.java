@@ -1,0 +1,159 @@
+package ai.openalice.rl.deploy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.marcnuri.helm.Helm;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** The Helm chart: lint, default and non-default renders checked object by object, the values schema, the generated manifests in sync. */
+class HelmChartTest {
+    static final Set<String> SERVICES = Set.of("task-dispatcher", "sandbox-runner", "verifier", "rubric-prm", "inference", "trainer");
+    static final Path MANIFESTS = Path.of("k8s", "alice-rl.yaml");
+
+    @Test
+    void theChartLintsCleanlyInStrictMode() {
+        var result = new Helm(Chart.DIR).lint().strict().call();
+        assertFalse(result.isFailed(), String.join("\n", result.getMessages()));
+    }
+
+    @Test
+    void everyServiceIsADeploymentWithImageProbesAndResources() {
+        var all = Chart.objects(Chart.render(Map.of()));
+        var deployments = Chart.of(all, Deployment.class);
+        assertEquals(SERVICES, deployments.stream().map(d -> d.getMetadata().getLabels().get("app.kubernetes.io/name")).collect(Collectors.toSet()));
+        for (Deployment d : deployments) {
+            Container c = d.getSpec().getTemplate().getSpec().getContainers().getFirst();
+            String name = d.getMetadata().getLabels().get("app.kubernetes.io/name");
+            assertEquals("ghcr.io/openalice/alice-rl-" + name + ":0.1.0-SNAPSHOT", c.getImage());
+            assertEquals("/q/health/live", c.getLivenessProbe().getHttpGet().getPath(), name);
+            assertEquals("/q/health/ready", c.getReadinessProbe().getHttpGet().getPath(), name);
+            for (String r : List.of("cpu", "memory")) {
+                assertNotNull(c.getResources().getRequests().get(r), name + " requests " + r);
+                assertNotNull(c.getResources().getLimits().get(r), name + " limits " + r);
+            }
+            var env = c.getEnv().stream().filter(e -> e.getName().equals("ALICE_DB_PASSWORD")).findFirst().orElseThrow();
+            assertEquals("alice-rl-db", env.getValueFrom().getSecretKeyRef().getName(), "the password comes from a Secret, never a value");
+            assertTrue(c.getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/var/lib/alice-rl/artifacts")), name);
+        }
+        var trainer = deployment(deployments, "trainer");
+        assertEquals("Recreate", trainer.getSpec().getStrategy().getType(), "never two trainers on one registry, even during a rollout");
+        assertTrue(trainer.getSpec().getTemplate().getSpec().getContainers().getFirst().getResources().getLimits().get("nvidia.com/gpu") == null);
+        var verifier = deployment(deployments, "verifier").getSpec().getTemplate().getSpec().getContainers().getFirst();
+        assertTrue(verifier.getSecurityContext().getPrivileged(), "bubblewrap sandboxes inside the verifier pod");
+        var dispatcher = deployment(deployments, "task-dispatcher").getSpec().getTemplate().getSpec();
+        assertFalse(dispatcher.getContainers().getFirst().getSecurityContext().getAllowPrivilegeEscalation());
+        assertFalse(dispatcher.getAutomountServiceAccountToken(), "only the runner talks to the API server");
+        // PDBs for the services with more than one replica: runner and verifier
+        assertEquals(Set.of("alice-rl-sandbox-runner", "alice-rl-verifier"),
+                Chart.of(all, PodDisruptionBudget.class).stream().map(p -> p.getMetadata().getName()).collect(Collectors.toSet()));
+        assertEquals("ReadWriteMany", Chart.of(all, PersistentVolumeClaim.class).getFirst().getSpec().getAccessModes().getFirst());
+    }
+
+    @Test
+    void theRunnersRoleGrantsExactlyWhatItNeedsInTheSandboxNamespace() {
+        var all = Chart.objects(Chart.render(Map.of()));
+        var role = Chart.of(all, Role.class).getFirst();
+        assertEquals("alice-rl-sandboxes", role.getMetadata().getNamespace());
+        var grants = new TreeSet<String>();
+        for (PolicyRule r : role.getRules()) {
+            for (String group : r.getApiGroups()) {
+                for (String res : r.getResources()) {
+                    for (String verb : r.getVerbs()) {
+                        grants.add((group.isEmpty() ? "core" : group) + "/" + res + ":" + verb);
+                    }
+                }
+            }
+        }
+        assertEquals(new TreeSet<>(List.of("core/pods:create", "core/pods:delete", "core/pods:get", "core/pods:list", "core/pods:watch",
+                "core/pods:patch", "core/pods:update", "core/pods/exec:create", "core/pods/exec:get",
+                "networking.k8s.io/networkpolicies:create", "networking.k8s.io/networkpolicies:get", "networking.k8s.io/networkpolicies:update")),
+                grants);
+        var binding = Chart.of(all, RoleBinding.class).getFirst();
+        assertEquals("alice-rl-sandbox-runner", binding.getSubjects().getFirst().getName());
+        assertEquals("alice-rl", binding.getSubjects().getFirst().getNamespace());
+        var runner = deployment(Chart.of(all, Deployment.class), "sandbox-runner").getSpec().getTemplate().getSpec();
+        assertEquals("alice-rl-sandbox-runner", runner.getServiceAccountName());
+        assertEquals("restricted", Chart.of(all, Namespace.class).getFirst().getMetadata().getLabels().get("pod-security.kubernetes.io/enforce"));
+    }
+
+    @Test
+    void sandboxPodsMayNeitherReceiveNorSend() {
+        var policy = Chart.of(Chart.objects(Chart.render(Map.of())), NetworkPolicy.class).getFirst();
+        assertEquals("alice-rl-sandboxes", policy.getMetadata().getNamespace());
+        assertEquals(Map.of("alice-rl.openalice.ai/role", "sandbox"), policy.getSpec().getPodSelector().getMatchLabels());
+        assertEquals(List.of("Ingress", "Egress"), policy.getSpec().getPolicyTypes());
+        assertTrue(policy.getSpec().getEgress().isEmpty(), "no egress rule: every egress denied");
+        assertTrue(policy.getSpec().getIngress().isEmpty(), "no ingress rule: every ingress denied");
+    }
+
+    @Test
+    void nonDefaultValuesPutTheTrainerOnAGpuNodeAndRetagImages() {
+        var all = Chart.objects(Chart.render(Map.of("services.trainer.gpu.enabled", "true", "services.trainer.gpu.count", "2",
+                "image.tag", "1.2.3", "image.registry", "registry.example.com/ml", "services.verifier.replicas", "1",
+                "sandboxes.createNamespace", "false", "artifacts.persistence.existingClaim", "shared-artifacts")));
+        var deployments = Chart.of(all, Deployment.class);
+        var trainer = deployment(deployments, "trainer").getSpec().getTemplate().getSpec();
+        assertEquals(new Quantity("2"), trainer.getContainers().getFirst().getResources().getLimits().get("nvidia.com/gpu"));
+        assertEquals("true", trainer.getNodeSelector().get("nvidia.com/gpu.present"));
+        assertEquals("nvidia.com/gpu", trainer.getTolerations().getFirst().getKey());
+        assertEquals("registry.example.com/ml/alice-rl-trainer:1.2.3", trainer.getContainers().getFirst().getImage());
+        assertEquals(Set.of("alice-rl-sandbox-runner"), Chart.of(all, PodDisruptionBudget.class).stream().map(p -> p.getMetadata().getName())
+                .collect(Collectors.toSet()), "one verifier replica: no PDB for it");
+        assertTrue(Chart.of(all, Namespace.class).isEmpty());
+        assertTrue(Chart.of(all, PersistentVolumeClaim.class).isEmpty());
+        assertEquals("shared-artifacts", trainer.getVolumes().stream().filter(v -> v.getName().equals("artifacts")).findFirst().orElseThrow()
+                .getPersistentVolumeClaim().getClaimName());
+    }
+
+    @Test
+    void theValuesSchemaRejectsBadValuesNamingThem() {
+        var twoTrainers = assertThrows(RuntimeException.class, () -> Chart.render(Map.of("services.trainer.replicas", "2")));
+        assertTrue(twoTrainers.getMessage().contains("services.trainer.replicas"), twoTrainers.getMessage());
+        var badPolicy = assertThrows(RuntimeException.class, () -> Chart.render(Map.of("image.pullPolicy", "Sometimes")));
+        assertTrue(badPolicy.getMessage().contains("image.pullPolicy"), badPolicy.getMessage());
+        var badKafka = assertThrows(RuntimeException.class, () -> Chart.render(Map.of("kafka.bootstrapServers", "no-port")));
+        assertTrue(badKafka.getMessage().contains("kafka.bootstrapServers"), badKafka.getMessage());
+    }
+
+    /**
+     * deploy/k8s/alice-rl.yaml is the chart rendered with its defaults (release alice-rl in
+     * namespace alice-rl): regenerate with {@code ./mvnw -pl deploy test -Ddeploy.regenerate=true}.
+     */
+    @Test
+    void theGeneratedManifestsAreTheChartsDefaultRender() throws Exception {
+        String header = "# Generated from helm/alice-rl with its default values (release alice-rl, namespace alice-rl).\n"
+                + "# Do not edit: change the chart, then ./mvnw -pl deploy test -Ddeploy.regenerate=true\n";
+        String rendered = header + Chart.render(Map.of());
+        if (Boolean.getBoolean("deploy.regenerate")) {
+            Files.writeString(MANIFESTS, rendered);
+        }
+        assertEquals(rendered, Files.readString(MANIFESTS), "deploy/k8s/alice-rl.yaml is out of date: ./mvnw -pl deploy test -Ddeploy.regenerate=true");
+    }
+
+    static Deployment deployment(List<Deployment> all, String name) {
+        return all.stream().filter(d -> name.equals(d.getMetadata().getLabels().get("app.kubernetes.io/name"))).findFirst().orElseThrow();
+    }
+
+}
