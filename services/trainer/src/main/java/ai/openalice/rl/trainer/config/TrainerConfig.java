@@ -22,7 +22,7 @@ public interface TrainerConfig {
     @WithDefault("PT10M")
     Duration groupDeadline();
 
-    /** Group advantage estimator (rl-core: loo, grpo, drgrpo). */
+    /** Advantages: an episode-level group estimator (rl-core: loo, grpo, drgrpo) or {@code gigpo} (per-turn, anchor-state groups). */
     @WithDefault("loo")
     String advantage();
 

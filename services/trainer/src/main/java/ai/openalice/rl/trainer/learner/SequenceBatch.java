@@ -56,16 +56,20 @@ public record SequenceBatch(int rows, int width, long[] inputs, long[] targets, 
             var seq = new ArrayList<Integer>();
             var isCompletion = new ArrayList<Boolean>();
             var logp = new ArrayList<Double>();
-            for (var t : s.turns()) {
+            var advantage = new ArrayList<Double>();
+            for (int ti = 0; ti < s.turns().size(); ti++) {
+                var t = s.turns().get(ti);
                 for (int id : t.promptDeltaTokenIds()) {
                     seq.add(id);
                     isCompletion.add(false);
                     logp.add(0.0);
+                    advantage.add(0.0);
                 }
                 for (int i = 0; i < t.completionTokenIds().size(); i++) {
                     seq.add(t.completionTokenIds().get(i));
                     isCompletion.add(true);
                     logp.add(t.logprobs().get(i));
+                    advantage.add(s.advantageOf(ti));
                 }
             }
             int base = r * width;
@@ -77,7 +81,7 @@ public record SequenceBatch(int rows, int width, long[] inputs, long[] targets, 
                     mask[base + i] = 1;
                     valid[base + i] = true;
                     lp[base + i] = logp.get(i + 1).floatValue();
-                    adv[base + i] = (float) s.advantage();
+                    adv[base + i] = advantage.get(i + 1).floatValue();
                     completion++;
                 }
             }

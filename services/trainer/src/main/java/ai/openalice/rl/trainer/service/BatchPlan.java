@@ -2,6 +2,7 @@ package ai.openalice.rl.trainer.service;
 
 import ai.openalice.rl.core.advantage.AdvantageEstimators;
 import ai.openalice.rl.core.advantage.GroupAdvantageEstimator;
+import ai.openalice.rl.core.credit.GiGpo;
 import ai.openalice.rl.core.filter.CompactFilter;
 import ai.openalice.rl.core.filter.DynamicSampling;
 import ai.openalice.rl.core.filter.EndReason;
@@ -22,7 +23,9 @@ import java.util.function.Function;
  * than {@code maxStaleness} versions behind are dropped; within a group, infrastructure failures
  * and compact-filtered members (max context, max steps, timeout) leave the baseline; groups whose
  * valid rewards are all equal (or with fewer than two) are dropped (dynamic sampling); the rest
- * get per-member advantages from the group estimator (leave-one-out by default). In {@code sft}
+ * get per-member advantages from the group estimator (leave-one-out by default), or per-turn
+ * advantages with {@code gigpo} (episode LOO plus step advantages within anchor-state groups:
+ * turns that saw the same observation, γ = 1, ω = 1). In {@code sft}
  * mode the solved members are kept instead, without advantages.
  */
 public record BatchPlan(List<Sample> samples, List<UUID> groups, Map<UUID, String> dropped, Map<String, Long> droppedByReason,
@@ -30,7 +33,8 @@ public record BatchPlan(List<Sample> samples, List<UUID> groups, Map<UUID, Strin
 
     public static BatchPlan of(List<TrainerStore.ReadyGroup> ready, long currentVersion, int maxStaleness, String estimator, boolean sft,
             Function<TrainerStore.Member, List<ai.openalice.rl.events.Turn>> turns) {
-        GroupAdvantageEstimator adv = AdvantageEstimators.get(estimator);
+        GiGpo gigpo = estimator.equals("gigpo") ? new GiGpo(AdvantageEstimators.get("loo"), 1.0, 1.0, false) : null;
+        GroupAdvantageEstimator adv = gigpo != null ? null : AdvantageEstimators.get(estimator);
         var filter = CompactFilter.deepSwe();
         var dropped = new LinkedHashMap<UUID, String>();
         var byReason = new TreeMap<String, Long>();
@@ -94,9 +98,23 @@ public record BatchPlan(List<Sample> samples, List<UUID> groups, Map<UUID, Strin
                     continue;
                 }
                 double[] rewards = valid.stream().mapToDouble(TrainerStore.Member::reward).toArray();
-                double[] a = adv.estimate(rewards).advantages();
-                for (int i = 0; i < valid.size(); i++) {
-                    samples.add(new Sample(valid.get(i).rolloutId(), turns.apply(valid.get(i)), a[i]));
+                if (gigpo != null) {
+                    var trajectories = new ArrayList<List<ai.openalice.rl.events.Turn>>();
+                    var input = new ArrayList<GiGpo.Trajectory>();
+                    for (int i = 0; i < valid.size(); i++) {
+                        var ts = turns.apply(valid.get(i));
+                        trajectories.add(ts);
+                        input.add(gigpoTrajectory(rewards[i], ts));
+                    }
+                    var result = gigpo.compute(input);
+                    for (int i = 0; i < valid.size(); i++) {
+                        samples.add(new Sample(valid.get(i).rolloutId(), trajectories.get(i), result.episode().advantage(i), result.turnAdvantages()[i]));
+                    }
+                } else {
+                    double[] a = adv.estimate(rewards).advantages();
+                    for (int i = 0; i < valid.size(); i++) {
+                        samples.add(new Sample(valid.get(i).rolloutId(), turns.apply(valid.get(i)), a[i]));
+                    }
                 }
             }
             used.add(g.groupId());
@@ -115,6 +133,34 @@ public record BatchPlan(List<Sample> samples, List<UUID> groups, Map<UUID, Strin
         var counts = new DynamicSampling.Counts(none, all, partial);
         return new BatchPlan(List.copyOf(samples), List.copyOf(used), dropped, byReason, staleness, counts,
                 scored == 0 ? null : rewardSum / scored, scored == 0 ? null : (double) solved / scored, withPrm == 0 ? null : sPrmSum / withPrm);
+    }
+
+    /**
+     * A trajectory as GiGPO sees it: the reward at the last turn (none before), and each turn's
+     * anchor state — what the agent had just been shown (the turn's prompt delta: the task for the
+     * first turn, then the last observation), hashed.
+     */
+    static GiGpo.Trajectory gigpoTrajectory(double reward, List<ai.openalice.rl.events.Turn> turns) {
+        double[] r = new double[turns.size()];
+        String[] keys = new String[turns.size()];
+        for (int t = 0; t < turns.size(); t++) {
+            keys[t] = sha256(turns.get(t).promptDeltaTokenIds());
+        }
+        if (r.length > 0) {
+            r[r.length - 1] = reward;
+        }
+        return new GiGpo.Trajectory(reward, r, keys, true);
+    }
+
+    static String sha256(List<Integer> tokens) {
+        try {
+            var md = java.security.MessageDigest.getInstance("SHA-256");
+            var buf = java.nio.ByteBuffer.allocate(4 * tokens.size());
+            tokens.forEach(buf::putInt);
+            return java.util.HexFormat.of().formatHex(md.digest(buf.array()));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static void drop(Map<UUID, String> dropped, Map<String, Long> byReason, UUID group, String key, String why) {

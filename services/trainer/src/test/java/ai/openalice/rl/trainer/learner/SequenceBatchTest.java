@@ -47,4 +47,14 @@ class SequenceBatchTest {
         assertEquals(1, built.rejected().size());
         assertEquals("longer than the model's context (6 > 5 tokens)", built.rejected().getFirst().reason());
     }
+
+    @Test
+    void perTurnAdvantagesWeighEachTurnsCompletionTokens() {
+        // prompt [1], completion [2 3] (turn 0, A = 1.5); observation [4], completion [5] (turn 1, A = -0.5)
+        var s = new Sample(UUID.randomUUID(), List.of(turn(0, List.of(1), List.of(2, 3), List.of(-1.0, -1.0)),
+                turn(1, List.of(4), List.of(5), List.of(-1.0))), 9, new double[] {1.5, -0.5});
+        var x = SequenceBatch.of(List.of(s), 8, Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, 8).batch();
+        assertArrayEquals(new long[] {2, 3, 4, 5}, x.targets());
+        assertArrayEquals(new float[] {1.5f, 1.5f, 0, -0.5f}, x.advantages());
+    }
 }

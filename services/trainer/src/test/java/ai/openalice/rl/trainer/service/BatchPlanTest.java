@@ -1,0 +1,73 @@
+package ai.openalice.rl.trainer.service;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import ai.openalice.rl.events.Action;
+import ai.openalice.rl.events.Termination;
+import ai.openalice.rl.events.Trajectory;
+import ai.openalice.rl.events.TrajectoryRef;
+import ai.openalice.rl.events.Turn;
+import ai.openalice.rl.trainer.repository.TrainerStore;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+class BatchPlanTest {
+    static final List<Turn> ONE_TURN = List.of(new Turn(0, List.of(1), List.of(2), List.of(-1.0), 0, new Action("submit", null, null), "", 0, 0));
+
+    static TrainerStore.Member member(UUID g, long version, Termination end, Double reward, Integer rExec, boolean infra) {
+        return new TrainerStore.Member(UUID.randomUUID(), g, "t", version, 3, infra, infra, end, infra ? null : reward, infra ? null : rExec,
+                infra ? null : 0.5, new TrajectoryRef.Inline(new Trajectory(ONE_TURN)));
+    }
+
+    @Test
+    void dropsWithReasonsAndLeaveOneOutByHand() {
+        UUID g1 = UUID.randomUUID(), g2 = UUID.randomUUID(), g3 = UUID.randomUUID(), g4 = UUID.randomUUID();
+        var groups = List.of(
+                new TrainerStore.ReadyGroup(g1, false, List.of(member(g1, 5, Termination.SUBMITTED, 0.9, 1, false),
+                        member(g1, 5, Termination.SUBMITTED, 0.1, 0, false), member(g1, 5, Termination.SUBMITTED, 0.1, 0, false),
+                        member(g1, 5, Termination.INFRA_ERROR, null, null, true))),
+                new TrainerStore.ReadyGroup(g2, false, List.of(member(g2, 5, Termination.SUBMITTED, 0.5, 0, false),
+                        member(g2, 5, Termination.SUBMITTED, 0.5, 0, false), member(g2, 5, Termination.MAX_STEPS, 0.1, 0, false))),
+                new TrainerStore.ReadyGroup(g3, true, List.of(member(g3, 5, Termination.SUBMITTED, 1.0, 1, false))),
+                new TrainerStore.ReadyGroup(g4, false, List.of(member(g4, 0, Termination.SUBMITTED, 1.0, 1, false))));
+        var plan = BatchPlan.of(groups, 5, 4, "loo", false, m -> ((TrajectoryRef.Inline) m.trajectory()).trajectory().turns());
+        assertEquals(List.of(g1), plan.groups());
+        // LOO: 0.9 − (0.1 + 0.1)/2 = 0.8; 0.1 − (0.9 + 0.1)/2 = −0.4 (twice); the infra member is not in the baseline
+        assertArrayEquals(new double[] {0.8, -0.4, -0.4}, plan.samples().stream().mapToDouble(s -> s.advantage()).toArray(), 1e-12);
+        assertEquals(Map.of("evaluation", 1L, "stale", 1L, "all_rewards_equal", 1L, "member_masked", 1L), plan.droppedByReason());
+        // scored members of the groups that were not dropped before scoring (g1, g2): (0.9 + 0.1 + 0.1 + 0.5 + 0.5 + 0.1) / 6
+        assertEquals(2.2 / 6, plan.meanReward(), 1e-12);
+        assertEquals(1.0 / 6, plan.rExecRate(), 1e-12);
+    }
+
+    @Test
+    void staleGroupsAreDroppedAndCounted() {
+        UUID g = UUID.randomUUID();
+        var plan = BatchPlan.of(List.of(new TrainerStore.ReadyGroup(g, false, List.of(member(g, 0, Termination.SUBMITTED, 1.0, 1, false),
+                member(g, 0, Termination.SUBMITTED, 0.0, 0, false)))), 5, 4, "loo", false, m -> ONE_TURN);
+        assertEquals(Map.of("stale", 1L), plan.droppedByReason());
+        assertEquals("stale: sampled at v0, trainer at v5 (max-staleness 4)", plan.dropped().get(g));
+    }
+
+    @Test
+    void gigpoAddsStepAdvantagesWithinAnchorStates() {
+        UUID g = UUID.randomUUID();
+        // both saw the same task (turn 0), then different observations (turn 1)
+        var solved = List.of(turn(0, List.of(7, 7)), turn(1, List.of(8)));
+        var failed = List.of(turn(0, List.of(7, 7)), turn(1, List.of(9)));
+        var a = member(g, 1, Termination.SUBMITTED, 1.0, 1, false);
+        var b = member(g, 1, Termination.SUBMITTED, 0.0, 0, false);
+        var plan = BatchPlan.of(List.of(new TrainerStore.ReadyGroup(g, false, List.of(a, b))), 1, 4, "gigpo", false,
+                m -> m == a ? solved : failed);
+        // A^E: LOO 1 − 0 = 1 and −1; turn 0 anchor {a, b}: returns 1 and 0 → A^S = ±0.5; turn 1: singletons → 0
+        assertArrayEquals(new double[] {1.5, 1.0}, plan.samples().get(0).turnAdvantages(), 1e-12);
+        assertArrayEquals(new double[] {-1.5, -1.0}, plan.samples().get(1).turnAdvantages(), 1e-12);
+    }
+
+    static Turn turn(int i, List<Integer> prompt) {
+        return new Turn(i, prompt, List.of(3), List.of(-1.0), 1, new Action("bash", null, null), "", 0, 0);
+    }
+}
