@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code alice-rl tasks ...}: work with task files. */
 @Command(name = "tasks", description = "Work with task files (JSONL, SWE-bench compatible).",
-        subcommands = {TasksCommand.Validate.class})
+        subcommands = {TasksCommand.Validate.class, TasksCommand.Generate.class})
 final class TasksCommand {
 
     /** Exit codes of {@code tasks validate}. */
@@ -100,6 +100,47 @@ final class TasksCommand {
             if (!Files.exists(Path.of(path))) {
                 errors.add(new FieldError("workspace.path", FieldError.Code.INVALID_VALUE, path + " does not exist"));
             }
+        }
+    }
+
+    @Command(name = "generate", mixinStandardHelpOptions = true,
+            description = "Generate a task suite: --suite tiny-swe writes DIR/train.jsonl, DIR/heldout.jsonl and DIR/repos/ (small Python"
+                    + " packages, one seeded bug each, hidden tests, gold patch, oracle trajectory). The same seed gives the same suite.")
+    static final class Generate implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--suite", defaultValue = "tiny-swe", description = "The suite (only tiny-swe today).")
+        String suite;
+
+        @Option(names = "--count", defaultValue = "100", description = "Training tasks (default 100).")
+        int count;
+
+        @Option(names = "--heldout", description = "Held-out tasks (default: a quarter of --count, at least 12).")
+        Integer heldOut;
+
+        @Option(names = "--seed", defaultValue = "1", description = "Seed (default 1).")
+        long seed;
+
+        @Option(names = "--out", required = true, paramLabel = "DIR", description = "Output folder (created; existing files are replaced).")
+        Path out;
+
+        @Override
+        public Integer call() throws Exception {
+            if (!suite.equals("tiny-swe")) {
+                spec.commandLine().getErr().println("unknown suite '" + suite + "'; known: tiny-swe");
+                return UNREADABLE;
+            }
+            if (count < 1) {
+                spec.commandLine().getErr().println("--count must be at least 1, got " + count);
+                return UNREADABLE;
+            }
+            int held = heldOut != null ? heldOut : Math.max(12, count / 4);
+            var w = ai.openalice.rl.cli.suite.TinySwe.generate(out, count, held, seed);
+            spec.commandLine().getOut().printf("%d training tasks in %s, %d held-out tasks in %s (families held out: %s)%n", w.trainCount(), w.train(),
+                    w.heldOutCount(), w.heldOut(), String.join(", ", new java.util.TreeSet<>(ai.openalice.rl.cli.suite.TinySwe.HELD_OUT_FAMILIES)));
+            spec.commandLine().getOut().flush();
+            return ALL_VALID;
         }
     }
 }

@@ -134,15 +134,17 @@ class DispatcherServiceTest {
 
     @Test
     void restIntakeAnswersPerTaskAndAnnouncesOnKafka() throws Exception {
-        var ok = http(uri("/tasks"), "POST", task("rest-1", "train", null).toString());
+        // eval-split tasks: the dispatcher reads its own announcements back later, and a training task arriving in another
+        // test (after its clean-up) would be scheduled there
+        var ok = http(uri("/tasks"), "POST", task("rest-1", "eval", null).toString());
         assertEquals(200, ok.status());
         assertEquals("added", ok.body().at("/tasks/0/status").asText());
-        assertEquals("unchanged", http(uri("/tasks"), "POST", task("rest-1", "train", null).toString()).body().at("/tasks/0/status").asText());
-        var conflict = http(uri("/tasks"), "POST", task("rest-1", "train", "changed").toString());
+        assertEquals("unchanged", http(uri("/tasks"), "POST", task("rest-1", "eval", null).toString()).body().at("/tasks/0/status").asText());
+        var conflict = http(uri("/tasks"), "POST", task("rest-1", "eval", "changed").toString());
         assertEquals(409, conflict.status());
         assertTrue(conflict.body().get("detail").asText().contains("newVersion=true"), conflict.body().toString());
 
-        var bad = task("rest-2", "train", null);
+        var bad = task("rest-2", "eval", null);
         bad.put("split", "holdout");
         String jsonl = task("rest-3", "eval", null) + "\n" + bad + "\n{oops\n";
         var mixed = http(uri("/tasks"), "POST", jsonl);

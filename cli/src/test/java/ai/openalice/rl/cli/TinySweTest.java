@@ -1,0 +1,89 @@
+package ai.openalice.rl.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.openalice.rl.cli.suite.BugFamily;
+import ai.openalice.rl.cli.suite.TinySwe;
+import ai.openalice.rl.events.task.Task;
+import ai.openalice.rl.events.task.TaskReader;
+import ai.openalice.rl.harness.Harness;
+import ai.openalice.rl.harness.VerifierOptions;
+import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
+import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The tiny-swe generator: valid, reproducible, families held out, and every family's gold patch resolves its task in the real harness while the bug does not. */
+class TinySweTest {
+    /** Under target/: sandbox uids must be able to reach the sandbox root (a JUnit temp folder is 0700). */
+    Path dir;
+
+    @org.junit.jupiter.api.BeforeEach
+    void folder() throws Exception {
+        dir = Path.of("target", "tiny-swe-test", Long.toString(System.nanoTime())).toAbsolutePath();
+        Files.createDirectories(dir);
+    }
+
+    @Test
+    void theSuiteIsValidReproducibleAndHoldsFamiliesOut() throws Exception {
+        var out = new StringWriter();
+        int exit = new CommandLine(new AliceRl()).setOut(new PrintWriter(out)).setErr(new PrintWriter(out))
+                .execute("tasks", "generate", "--suite", "tiny-swe", "--count", "20", "--heldout", "12", "--seed", "7", "--out", dir.resolve("a").toString());
+        assertEquals(0, exit, out.toString());
+        TinySwe.generate(dir.resolve("b"), 20, 12, 7);
+        assertEquals(Files.readString(dir.resolve("a/train.jsonl")), Files.readString(dir.resolve("b/train.jsonl")), "same seed, same suite");
+        TinySwe.generate(dir.resolve("c"), 20, 12, 8);
+        assertFalse(Files.readString(dir.resolve("a/train.jsonl")).equals(Files.readString(dir.resolve("c/train.jsonl"))));
+
+        var train = valid(dir.resolve("a/train.jsonl"));
+        var held = valid(dir.resolve("a/heldout.jsonl"));
+        assertEquals(20, train.size());
+        assertEquals(12, held.size());
+        Set<String> trainFamilies = train.stream().map(t -> t.raw().get("family").asText()).collect(Collectors.toSet());
+        Set<String> heldFamilies = held.stream().map(t -> t.raw().get("family").asText()).collect(Collectors.toSet());
+        assertEquals(BugFamily.ALL.size() - TinySwe.HELD_OUT_FAMILIES.size(), trainFamilies.size(), "every training family appears");
+        assertTrue(trainFamilies.stream().noneMatch(TinySwe.HELD_OUT_FAMILIES::contains), "held-out families never in training");
+        assertEquals(BugFamily.ALL.size(), heldFamilies.size(), "the held-out split has every family");
+        var statements = new HashSet<String>();
+        for (Task t : train) {
+            assertTrue(statements.add(t.problemStatement()), "distinct tasks: " + t.problemStatement());
+            assertFalse(t.problemStatement().contains(t.patch().lines().filter(l -> l.startsWith("+") && !l.startsWith("+++")).findFirst()
+                    .orElseThrow().substring(1).strip()), "the statement never shows the fix");
+        }
+    }
+
+    @Test
+    void everyFamilysGoldPatchResolvesItsTaskAndTheBugDoesNot() throws Exception {
+        TinySwe.generate(dir, BugFamily.ALL.size(), BugFamily.ALL.size(), 3);
+        var tasks = valid(dir.resolve("heldout.jsonl")); // one task per family
+        var config = LocalSandboxConfig.defaults().withRoot(dir.resolve("sandboxes"));
+        try (var sandboxes = new LocalSandboxProvider(config)) {
+            var harness = new Harness(sandboxes, VerifierOptions.defaults());
+            for (Task t : tasks) {
+                var gold = harness.verify(t, t.patch());
+                assertTrue(gold.resolved(), t.instanceId() + " gold: " + gold);
+                var none = harness.verify(t, "");
+                assertFalse(none.resolved(), t.instanceId() + " without a fix: " + none);
+                assertEquals(t.failToPass().size(), none.failToPass().values().stream().filter(s -> !s.name().equals("PASSED")).count(),
+                        t.instanceId() + ": every FAIL_TO_PASS test fails on the bug");
+            }
+        }
+    }
+
+    static List<Task> valid(Path file) {
+        return TaskReader.read(file).stream().map(l -> switch (l) {
+            case TaskReader.Line.Valid v -> v.task();
+            case TaskReader.Line.Invalid i -> throw new AssertionError(file + ":" + i.number() + ": " + i.errors());
+        }).toList();
+    }
+}
