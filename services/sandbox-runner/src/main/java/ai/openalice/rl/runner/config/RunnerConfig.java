@@ -86,4 +86,8 @@ public interface RunnerConfig {
     /** rubric-prm's base URL, for step utilities in test-time selection. */
     @WithDefault("http://127.0.0.1:8084")
     String rubricUrl();
+
+    /** runner.policy=random: the chance of submitting at each turn (load tests and end-to-end checks). */
+    @WithDefault("0.1")
+    double randomSubmitProbability();
 }

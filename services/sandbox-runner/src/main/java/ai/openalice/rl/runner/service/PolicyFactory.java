@@ -53,7 +53,7 @@ final class PolicyFactory {
                 }
                 yield new OraclePolicy(patch, tokenizer, format);
             }
-            case "random" -> new RandomPolicy(rolloutId.getLeastSignificantBits(), tokenizer, 0.1);
+            case "random" -> new RandomPolicy(rolloutId.getLeastSignificantBits(), tokenizer, config.randomSubmitProbability());
             default -> throw new IllegalStateException("runner.policy '" + config.policy() + "' is not one of http, oracle, random");
         };
     }

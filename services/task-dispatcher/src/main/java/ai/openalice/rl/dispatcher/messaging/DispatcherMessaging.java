@@ -73,8 +73,10 @@ public class DispatcherMessaging {
 
     @Incoming("tasks-submitted")
     @Blocking
-    public void task(ConsumerRecord<String, byte[]> rec) {
-        intake.fromKafka(rec.value(), rec.topic(), rec.partition(), rec.offset());
+    public void tasks(org.apache.kafka.clients.consumer.ConsumerRecords<String, byte[]> records) {
+        var list = new java.util.ArrayList<ConsumerRecord<String, byte[]>>();
+        records.forEach(list::add);
+        intake.fromKafka(list);
     }
 
     @Incoming("rollouts-completed")

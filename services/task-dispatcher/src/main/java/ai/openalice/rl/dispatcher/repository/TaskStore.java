@@ -4,8 +4,7 @@ import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskParser;
 import ai.openalice.rl.events.task.TaskVersioning;
-import io.smallrye.mutiny.Uni;
-import io.vertx.core.buffer.Buffer;
+import ai.openalice.rl.servicekit.Sql;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -47,52 +46,74 @@ public class TaskStore {
      * key, event) the event is queued in the same transaction when the task was added.
      */
     public Stored store(Task task, String source, int priority, boolean newVersion, Outbox announce) {
-        String hash = TaskVersioning.contentHash(task.raw());
-        String id = task.instanceId();
-        return pool.withTransaction(conn -> conn
-                .preparedQuery("SELECT version, content_hash FROM dispatcher.tasks WHERE task_id = $1 ORDER BY version DESC LIMIT 1 FOR UPDATE")
-                .execute(Tuple.of(id))
-                .chain(rows -> {
-                    Row latest = rows.iterator().hasNext() ? rows.iterator().next() : null;
-                    var d = TaskVersioning.decide(latest == null ? null : latest.getInteger("version"),
-                            latest == null ? null : latest.getString("content_hash"), hash, newVersion);
-                    return switch (d) {
-                        case TaskVersioning.Decision.Unchanged u -> Uni.createFrom().<Stored>item(new Stored.Unchanged(u.version()));
-                        case TaskVersioning.Decision.Conflict c -> Uni.createFrom().<Stored>item(new Stored.Conflict(c.latestVersion()));
-                        case TaskVersioning.Decision.Store s -> conn
-                                .preparedQuery("INSERT INTO dispatcher.tasks (task_id, version, content_hash, body, split, source) VALUES ($1, $2, $3, $4, $5, $6)")
-                                .execute(Tuple.of(id, s.version(), hash, new JsonObject(task.raw().toString()), task.split().wire(), source))
-                                .chain(() -> conn.preparedQuery("""
-                                        INSERT INTO dispatcher.task_state (task_id, version, split, source, priority) VALUES ($1, $2, $3, $4, $5)
-                                        ON CONFLICT (task_id) DO UPDATE SET version = EXCLUDED.version, split = EXCLUDED.split,
-                                          source = EXCLUDED.source, priority = EXCLUDED.priority, streak = 0, skip_until = 0""")
-                                        .execute(Tuple.of(id, s.version(), task.split().wire(), source, priority)))
-                                .chain(() -> conn.preparedQuery(
-                                        // a new source joins at the least-served source's count: fair from now on, not owed the past
-                                        "INSERT INTO dispatcher.sources (source, groups) SELECT $1, COALESCE(min(groups), 0) FROM dispatcher.sources"
-                                                + " ON CONFLICT DO NOTHING")
-                                        .execute(Tuple.of(source)))
-                                .chain(() -> announce == null ? Uni.createFrom().voidItem() : announce.insert(conn))
-                                .replaceWith(new Stored.Added(s.version()));
-                    };
-                })).await().atMost(DB);
+        return Sql.transaction(pool, sql -> {
+            Stored stored = store(sql, task, source, priority, newVersion);
+            if (announce != null && stored instanceof Stored.Added) {
+                sql.outbox("dispatcher", announce.channel(), announce.key(), announce.event());
+            }
+            return stored;
+        });
     }
 
-    /** An event to queue in the outbox within a transaction. */
-    public record Outbox(String channel, String key, byte[] event) {
-        public Uni<Void> insert(io.vertx.mutiny.sqlclient.SqlConnection conn) {
-            return conn.preparedQuery("INSERT INTO dispatcher.outbox (topic, event_key, payload) VALUES ($1, $2, $3)")
-                    .execute(Tuple.of(channel, key, Buffer.buffer(event))).replaceWithVoid();
-        }
+    /** The same within a caller's transaction (a batch of Kafka records is one transaction). */
+    public Stored store(Sql sql, Task task, String source, int priority, boolean newVersion) {
+        String hash = TaskVersioning.contentHash(task.raw());
+        String id = task.instanceId();
+        Row latest = sql.one("SELECT version, content_hash FROM dispatcher.tasks WHERE task_id = $1 ORDER BY version DESC LIMIT 1 FOR UPDATE", id)
+                .orElse(null);
+        var d = TaskVersioning.decide(latest == null ? null : latest.getInteger("version"), latest == null ? null : latest.getString("content_hash"),
+                hash, newVersion);
+        return switch (d) {
+            case TaskVersioning.Decision.Unchanged u -> new Stored.Unchanged(u.version());
+            case TaskVersioning.Decision.Conflict c -> new Stored.Conflict(c.latestVersion());
+            case TaskVersioning.Decision.Store st -> {
+                sql.query("INSERT INTO dispatcher.tasks (task_id, version, content_hash, body, split, source) VALUES ($1, $2, $3, $4, $5, $6)", id,
+                        st.version(), hash, new JsonObject(task.raw().toString()), task.split().wire(), source);
+                sql.query("""
+                        INSERT INTO dispatcher.task_state (task_id, version, split, source, priority) VALUES ($1, $2, $3, $4, $5)
+                        ON CONFLICT (task_id) DO UPDATE SET version = EXCLUDED.version, split = EXCLUDED.split,
+                          source = EXCLUDED.source, priority = EXCLUDED.priority, streak = 0, skip_until = 0""",
+                        id, st.version(), task.split().wire(), source, priority);
+                // a new source joins at the least-served source's count: fair from now on, not owed the past
+                sql.query("INSERT INTO dispatcher.sources (source, groups) SELECT $1, COALESCE(min(groups), 0) FROM dispatcher.sources ON CONFLICT DO NOTHING",
+                        source);
+                yield new Stored.Added(st.version());
+            }
+        };
     }
+
+    /** An event to queue in the outbox. */
+    public record Outbox(String channel, String key, byte[] event) {}
 
     /** Queues an event on its own (a rejection). */
     public void enqueue(Outbox event) {
-        pool.withTransaction(event::insert).await().atMost(DB);
+        Sql.transaction(pool, sql -> {
+            sql.outbox("dispatcher", event.channel(), event.key(), event.event());
+            return null;
+        });
     }
+
+    /** Parsed tasks by id and version (a version never changes): most recent 4,096. */
+    private final Map<String, Task> parsed = java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(256, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Task> eldest) {
+            return size() > 4096;
+        }
+    });
 
     /** The task at a version, parsed. */
     public Optional<Task> task(String taskId, int version) {
+        String key = version + ":" + taskId;
+        Task cached = parsed.get(key);
+        if (cached != null) {
+            return Optional.of(cached);
+        }
+        var found = load(taskId, version);
+        found.ifPresent(t -> parsed.put(key, t));
+        return found;
+    }
+
+    private Optional<Task> load(String taskId, int version) {
         var rows = pool.preparedQuery("SELECT body FROM dispatcher.tasks WHERE task_id = $1 AND version = $2").execute(Tuple.of(taskId, version))
                 .await().atMost(DB);
         if (!rows.iterator().hasNext()) {

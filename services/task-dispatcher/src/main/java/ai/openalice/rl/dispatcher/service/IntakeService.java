@@ -9,6 +9,7 @@ import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.task.FieldError;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskParser;
+import ai.openalice.rl.servicekit.Sql;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -40,6 +41,9 @@ public class IntakeService {
     @Inject
     MeterRegistry metrics;
 
+    @Inject
+    io.vertx.mutiny.sqlclient.Pool pool;
+
     /** What happened to one submitted task. */
     public record Outcome(Integer line, String taskId, String status, Integer version, List<FieldError> errors) {
         public boolean rejected() {
@@ -47,20 +51,26 @@ public class IntakeService {
         }
     }
 
-    /** A record from {@code tasks.submitted}. */
-    public void fromKafka(byte[] value, String topic, int partition, long offset) {
-        var origin = TaskRejected.Origin.kafka(topic, partition, offset);
-        switch (EventCodec.<TaskSubmitted>decode(Topic.TASKS_SUBMITTED, value)) {
-            case EventCodec.Decoded.Malformed<TaskSubmitted> m -> reject(new TaskRejected("unknown", null,
-                    List.of(new FieldError("$", FieldError.Code.MALFORMED_JSON, m.reason())), new String(value, StandardCharsets.UTF_8), origin));
-            case EventCodec.Decoded.Ok<TaskSubmitted> ok -> {
-                TaskSubmitted t = ok.envelope().payload();
-                var outcome = accept(t.task(), t.source(), t.priority(), t.newVersion(), false, null);
-                if (outcome.rejected()) {
-                    reject(new TaskRejected(t.source(), outcome.taskId(), outcome.errors(), String.valueOf(t.task()), origin));
+    /** A batch of records from {@code tasks.submitted}: stored, and rejections queued, in one transaction. */
+    public void fromKafka(List<org.apache.kafka.clients.consumer.ConsumerRecord<String, byte[]>> records) {
+        Sql.transaction(pool, sql -> {
+            for (var rec : records) {
+                var origin = TaskRejected.Origin.kafka(rec.topic(), rec.partition(), rec.offset());
+                switch (EventCodec.<TaskSubmitted>decode(Topic.TASKS_SUBMITTED, rec.value())) {
+                    case EventCodec.Decoded.Malformed<TaskSubmitted> m -> reject(sql, new TaskRejected("unknown", null,
+                            List.of(new FieldError("$", FieldError.Code.MALFORMED_JSON, m.reason())), new String(rec.value(), StandardCharsets.UTF_8),
+                            origin));
+                    case EventCodec.Decoded.Ok<TaskSubmitted> ok -> {
+                        TaskSubmitted t = ok.envelope().payload();
+                        var outcome = accept(t.task(), t.source(), t.priority(), t.newVersion(), null, null, sql);
+                        if (outcome.rejected()) {
+                            reject(sql, new TaskRejected(t.source(), outcome.taskId(), outcome.errors(), String.valueOf(t.task()), origin));
+                        }
+                    }
                 }
             }
-        }
+            return null;
+        });
     }
 
     /** {@code POST /tasks}: one task (a JSON object) or a JSONL body, line by line. */
@@ -102,10 +112,19 @@ public class IntakeService {
             return new Outcome(line, null, "rejected", null, List.of(new FieldError("$", FieldError.Code.MALFORMED_JSON,
                     "not JSON: " + e.getOriginalMessage())));
         }
-        return accept(node, source, priority, newVersion, true, line);
+        return accept(node, source, priority, newVersion, announcement(node, source, priority, newVersion), line, null);
     }
 
-    private Outcome accept(JsonNode node, String source, Integer priority, boolean newVersion, boolean announce, Integer line) {
+    private static TaskStore.Outbox announcement(JsonNode node, String source, Integer priority, boolean newVersion) {
+        if (!(node instanceof ObjectNode obj)) {
+            return null;
+        }
+        var env = Envelope.of(new TaskSubmitted(source, obj, newVersion, priority));
+        return new TaskStore.Outbox(ANNOUNCED, env.key(), EventCodec.encode(env));
+    }
+
+    /** Validates and stores; with {@code sql} inside the caller's transaction, else in its own (announcing the task when added). */
+    private Outcome accept(JsonNode node, String source, Integer priority, boolean newVersion, TaskStore.Outbox announce, Integer line, Sql sql) {
         if (priority != null && priority < 1) {
             metrics.counter("dispatcher_tasks_total", "outcome", "rejected").increment();
             return new Outcome(line, null, "rejected", null, List.of(new FieldError("priority", FieldError.Code.INVALID_VALUE,
@@ -117,12 +136,8 @@ public class IntakeService {
             return new Outcome(line, inv.taskId(), "rejected", null, inv.errors());
         }
         Task task = ((TaskParser.Result.Valid) parsed).task();
-        TaskStore.Outbox event = null;
-        if (announce) {
-            var env = Envelope.of(new TaskSubmitted(source, (ObjectNode) node, newVersion, priority));
-            event = new TaskStore.Outbox(ANNOUNCED, env.key(), EventCodec.encode(env));
-        }
-        var stored = store.store(task, source, priority == null ? 1 : priority, newVersion, event);
+        int p = priority == null ? 1 : priority;
+        var stored = sql != null ? store.store(sql, task, source, p, newVersion) : store.store(task, source, p, newVersion, announce);
         return switch (stored) {
             case TaskStore.Stored.Added a -> {
                 metrics.counter("dispatcher_tasks_total", "outcome", "added").increment();
@@ -142,9 +157,9 @@ public class IntakeService {
         };
     }
 
-    private void reject(TaskRejected r) {
+    private void reject(Sql sql, TaskRejected r) {
         var env = Envelope.of(r);
-        store.enqueue(new TaskStore.Outbox(REJECTED, env.key(), EventCodec.encode(env)));
+        sql.outbox("dispatcher", REJECTED, env.key(), EventCodec.encode(env));
         LOG.warnf("task %s from %s rejected: %s", r.taskId(), r.source(), r.reasons());
     }
 }
