@@ -31,6 +31,35 @@ public final class OraclePolicy implements Policy {
         turns.add("think: done\n" + format.render("submit", JsonNodeFactory.instance.objectNode()));
     }
 
+    private OraclePolicy(List<String> turns, Tokenizer tokenizer) {
+        this.turns = List.copyOf(turns);
+        this.tokenizer = tokenizer;
+    }
+
+    /**
+     * Replays a task's own oracle trajectory ({@code [{"tool": ..., "args": {...}}, ...]}, e.g.
+     * tiny-swe's: look, run the tests, fix, run them again, submit) instead of the bare patch.
+     */
+    public static OraclePolicy replaying(com.fasterxml.jackson.databind.JsonNode trajectory, Tokenizer tokenizer, ToolCallFormat format) {
+        if (trajectory == null || !trajectory.isArray() || trajectory.isEmpty()) {
+            throw new IllegalArgumentException("an oracle trajectory is a non-empty array of {tool, args}");
+        }
+        var turns = new ArrayList<String>();
+        for (var step : trajectory) {
+            String tool = step.path("tool").asText("");
+            if (tool.isEmpty() || !step.path("args").isObject()) {
+                throw new IllegalArgumentException("oracle trajectory step without tool or args: " + step);
+            }
+            String why = switch (tool) {
+                case "submit" -> "done";
+                case "bash" -> "run the tests";
+                default -> step.path("args").path("command").asText("").equals("view") ? "look at the code" : "fix the bug";
+            };
+            turns.add("think: " + why + "\n" + format.render(tool, (ObjectNode) step.get("args")));
+        }
+        return new OraclePolicy(turns, tokenizer);
+    }
+
     private record Call(String tool, ObjectNode args) {}
 
     /** The calls that turn the base into the patched tree. */

@@ -77,6 +77,24 @@ class AgentLoopTest {
     }
 
     @Test
+    void anOracleTrajectoryIsReplayedTurnByTurnAndResolvesTheTask() throws Exception {
+        // tiny-swe style: look, run the tests, fix the line, run them again, submit (on the calc example's bug)
+        var steps = (com.fasterxml.jackson.databind.node.ArrayNode) new com.fasterxml.jackson.databind.ObjectMapper().readTree("""
+                [{"tool": "file_editor", "args": {"command": "view", "path": "calc/ops.py"}},
+                 {"tool": "bash", "args": {"command": "python3 -m unittest"}},
+                 {"tool": "file_editor", "args": {"command": "str_replace", "path": "calc/ops.py", "old_str": "    return a - b", "new_str": "    return a + b"}},
+                 {"tool": "bash", "args": {"command": "python3 -m unittest"}},
+                 {"tool": "submit", "args": {}}]""");
+        var format = new CompactFormat();
+        Episode e = run(OraclePolicy.replaying(steps, TOK, format), format, LoopConfig.defaults(10, 8192));
+        assertEquals(Termination.SUBMITTED, e.termination());
+        assertEquals(5, e.trajectory().turns().size());
+        assertTrue(e.trajectory().turns().getFirst().observation().contains("return a - b"), "the view shows the bug");
+        assertTrue(e.trajectory().turns().getFirst().completionTokenIds().size() > 0);
+        assertEquals(VerificationStatus.RESOLVED, new Harness(provider, VerifierOptions.defaults()).verify(task, e.patch()).status(), e.patch());
+    }
+
+    @Test
     void maxStepsCountsEveryTurnIncludingUnreadableOnes() {
         Episode e = run(new RandomPolicy(3, TOK, 0), new CompactFormat(), LoopConfig.defaults(6, 16384));
         assertEquals(Termination.MAX_STEPS, e.termination());

@@ -26,6 +26,7 @@ final class PolicyFactory {
     private final ToolCallFormat format;
     private final Policy http;
     private final Map<String, String> goldPatches = new HashMap<>();
+    private final Map<String, com.fasterxml.jackson.databind.JsonNode> oracleTrajectories = new HashMap<>();
 
     PolicyFactory(RunnerConfig config, Tokenizer tokenizer, ToolCallFormat format) {
         this.config = config;
@@ -37,6 +38,9 @@ final class PolicyFactory {
             for (var line : TaskReader.read(file)) {
                 if (line instanceof TaskReader.Line.Valid v && v.task().patch() != null) {
                     goldPatches.put(v.task().instanceId(), v.task().patch());
+                    if (v.task().raw().path("oracle_trajectory").isArray()) {
+                        oracleTrajectories.put(v.task().instanceId(), v.task().raw().get("oracle_trajectory"));
+                    }
                 }
             }
         }
@@ -51,7 +55,8 @@ final class PolicyFactory {
                 if (patch == null) {
                     throw new PolicyException("the oracle has no gold patch for task " + taskId + " in " + config.oracleTasks().orElseThrow());
                 }
-                yield new OraclePolicy(patch, tokenizer, format);
+                var trajectory = oracleTrajectories.get(taskId);
+                yield trajectory != null ? OraclePolicy.replaying(trajectory, tokenizer, format) : new OraclePolicy(patch, tokenizer, format);
             }
             case "random" -> new RandomPolicy(rolloutId.getLeastSignificantBits(), tokenizer, config.randomSubmitProbability());
             default -> throw new IllegalStateException("runner.policy '" + config.policy() + "' is not one of http, oracle, random");
