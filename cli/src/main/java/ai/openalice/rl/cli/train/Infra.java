@@ -1,0 +1,99 @@
+package ai.openalice.rl.cli.train;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Kafka and PostgreSQL for {@code alice-rl train}: external ones when given, else a single-node
+ * Kafka broker of its own (data in {@code <state>/stack}, port 19092) and the machine's PostgreSQL
+ * through {@code dev/stack} (installed and started when missing, as root), with a database of its
+ * own per state folder ({@code alice_rl_train_<id>}).
+ */
+final class Infra implements AutoCloseable {
+    static final int KAFKA_PORT = 19092;
+    private final Path root;
+    private final Path state;
+    private final PrintWriter out;
+    private boolean startedKafka;
+    String bootstrap;
+    String jdbcUrl;
+    String user = "alice";
+    String password = "alice";
+
+    Infra(Path root, Path state, PrintWriter out) {
+        this.root = root;
+        this.state = state;
+        this.out = out;
+    }
+
+    void start(String kafka, String db, String dbUser, String dbPassword) throws Exception {
+        if (kafka != null) {
+            bootstrap = kafka;
+        } else {
+            stack("kafka-start");
+            startedKafka = true;
+            bootstrap = "127.0.0.1:" + KAFKA_PORT;
+        }
+        if (db != null) {
+            jdbcUrl = db;
+            user = dbUser;
+            password = dbPassword;
+        } else {
+            stack("pg-start");
+            String name = database();
+            try (var c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/alice_rl", user, password);
+                    var st = c.createStatement(); var rs = st.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + name + "'")) {
+                if (!rs.next()) {
+                    st.execute("CREATE DATABASE " + name);
+                }
+            }
+            jdbcUrl = "jdbc:postgresql://127.0.0.1:5432/" + name;
+        }
+    }
+
+    /** The run's own database: named once per state folder (kept in {@code <state>/database}), so two runs never share state. */
+    private String database() throws java.io.IOException {
+        Path file = state.resolve("database");
+        if (java.nio.file.Files.exists(file)) {
+            return java.nio.file.Files.readString(file).strip();
+        }
+        String name = "alice_rl_train_" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        java.nio.file.Files.writeString(file, name + "\n");
+        return name;
+    }
+
+    String reactiveUrl() {
+        return jdbcUrl.substring("jdbc:".length());
+    }
+
+    /** The settings every service gets. */
+    List<String> serviceSettings() {
+        return new ArrayList<>(List.of("-Dkafka.bootstrap.servers=" + bootstrap, "-Dquarkus.datasource.jdbc.url=" + jdbcUrl,
+                "-Dquarkus.datasource.reactive.url=" + reactiveUrl(), "-Dquarkus.datasource.username=" + user,
+                "-Dquarkus.datasource.password=" + password));
+    }
+
+    private void stack(String command) throws Exception {
+        var pb = new ProcessBuilder(root.resolve("dev/stack").toString(), command).redirectErrorStream(true);
+        pb.environment().putAll(Map.of("ALICE_STACK_DIR", state.resolve("stack").toString(), "ALICE_KAFKA_PORT", Integer.toString(KAFKA_PORT),
+                "ALICE_KAFKA_CONTROLLER_PORT", Integer.toString(KAFKA_PORT + 1)));
+        Process p = pb.start();
+        String text = new String(p.getInputStream().readAllBytes());
+        out.print(text);
+        out.flush();
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException("dev/stack " + command + " failed: " + text.strip());
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (startedKafka) {
+            stack("kafka-stop");
+        }
+    }
+}

@@ -1,0 +1,148 @@
+package ai.openalice.rl.cli.train;
+
+import ai.openalice.rl.events.EventCodec;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The live view of a run: every 5 s one line (step, version, rollouts/s, reward, r_exec, held-out
+ * pass@1, loss, staleness) and one JSON record in {@code <state>/metrics.jsonl}; held-out probes
+ * ({@code POST /evals} on the dispatcher, K rollouts per held-out task at the current version)
+ * every N steps, their results in {@code <state>/probes.jsonl}.
+ */
+final class Progress {
+    private final Supervisor s;
+    private final Path state;
+    private final List<String> heldOut;
+    private final int probeK;
+    private final PrintWriter out;
+    private String probeRun;
+    private long probeVersion = -1;
+    private long lastProbeStep = -1;
+    private Double lastPass1;
+    private long lastPass1Version = -1;
+    private long lastScored = -1;
+    private long lastTime;
+
+    Progress(Supervisor s, Path state, List<String> heldOut, int probeK, PrintWriter out) {
+        this.s = s;
+        this.state = state;
+        this.heldOut = List.copyOf(heldOut);
+        this.probeK = probeK;
+        this.out = out;
+    }
+
+    /** The trainer's step now. */
+    long step() throws Exception {
+        return EventCodec.mapper().readTree(s.get("trainer", "/status")).path("step").asLong();
+    }
+
+    /**
+     * Follows the run until the trainer reaches {@code untilStep} or {@code until} passes (0 and
+     * null: forever); probes every {@code probeEvery} steps (0: never).
+     */
+    void run(long untilStep, java.time.Instant until, int probeEvery, String phase) throws Exception {
+        while (true) {
+            var dead = s.dead();
+            if (dead.isPresent()) {
+                throw new IllegalStateException(dead.get() + " exited; see " + state.resolve("logs/" + dead.get() + ".log"));
+            }
+            JsonNode trainer = EventCodec.mapper().readTree(s.get("trainer", "/status"));
+            JsonNode stats = EventCodec.mapper().readTree(s.get("task-dispatcher", "/stats"));
+            long step = trainer.path("step").asLong();
+            long version = trainer.path("policyVersion").asLong();
+            pollProbe();
+            if (probeEvery > 0 && probeRun == null && step > 0 && step - lastProbeStep >= probeEvery) {
+                startProbe(version);
+                lastProbeStep = step;
+            }
+            record(phase, step, version, trainer, stats);
+            if ((untilStep > 0 && step >= untilStep) || (until != null && java.time.Instant.now().isAfter(until))) {
+                return;
+            }
+            Thread.sleep(5000);
+        }
+    }
+
+    /** A last probe at the final version, waited for. */
+    void finalProbe(Duration wait) throws Exception {
+        long version = EventCodec.mapper().readTree(s.get("trainer", "/status")).path("policyVersion").asLong();
+        if (probeRun != null) {
+            waitProbe(wait);
+        }
+        if (lastPass1Version != version) {
+            startProbe(version);
+            waitProbe(wait);
+        }
+    }
+
+    private void waitProbe(Duration wait) throws Exception {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (probeRun != null && System.nanoTime() < deadline) {
+            pollProbe();
+            Thread.sleep(3000);
+        }
+    }
+
+    private void startProbe(long version) throws Exception {
+        var body = EventCodec.mapper().createObjectNode().put("k", probeK).put("policyVersion", version);
+        var ids = body.putArray("taskIds");
+        heldOut.forEach(ids::add);
+        probeRun = EventCodec.mapper().readTree(s.post("task-dispatcher", "/evals", body.toString())).get("evalRunId").asText();
+        probeVersion = version;
+    }
+
+    private void pollProbe() throws Exception {
+        if (probeRun == null) {
+            return;
+        }
+        JsonNode r = EventCodec.mapper().readTree(s.get("task-dispatcher", "/evals/" + probeRun));
+        if (r.path("state").asText().equals("done")) {
+            lastPass1 = r.at("/overall/pass@1").isNumber() ? r.at("/overall/pass@1").asDouble() : null;
+            lastPass1Version = probeVersion;
+            ObjectNode rec = EventCodec.mapper().createObjectNode().put("t", System.currentTimeMillis()).put("policyVersion", probeVersion)
+                    .put("k", probeK).put("tasks", r.at("/overall/tasks").asInt());
+            rec.set("overall", r.get("overall"));
+            append("probes.jsonl", rec);
+            probeRun = null;
+        }
+    }
+
+    private void record(String phase, long step, long version, JsonNode trainer, JsonNode stats) throws Exception {
+        long now = System.currentTimeMillis();
+        long scored = stats.at("/rollouts/scored").asLong();
+        double rate = lastScored < 0 ? 0 : (scored - lastScored) * 1000.0 / Math.max(1, now - lastTime);
+        lastScored = scored;
+        lastTime = now;
+        JsonNode last = trainer.path("last");
+        ObjectNode rec = EventCodec.mapper().createObjectNode().put("t", now).put("phase", phase).put("step", step).put("policyVersion", version)
+                .put("rolloutsScored", scored).put("rolloutsPerSecond", rate).put("inFlight", stats.path("inFlight").asLong());
+        for (String f : List.of("loss", "meanReward", "rExecRate", "sPrmMean", "tokens", "computeMs", "waitMs", "step")) {
+            if (last.path(f).isNumber()) {
+                rec.put("last." + f, last.get(f).asDouble());
+            }
+        }
+        if (lastPass1 != null) {
+            rec.put("heldOutPass1", lastPass1).put("heldOutVersion", lastPass1Version);
+        }
+        append("metrics.jsonl", rec);
+        out.printf("[%s] step %d | v%d | %.2f rollouts/s | reward %s | r_exec %s | held-out pass@1 %s | loss %s | staleness %s%n", phase, step, version,
+                rate, num(last, "meanReward"), num(last, "rExecRate"), lastPass1 == null ? "-" : String.format("%.3f (v%d)", lastPass1, lastPass1Version),
+                num(last, "loss"), last.path("staleness").isObject() ? last.get("staleness").toString() : "-");
+        out.flush();
+    }
+
+    private void append(String file, JsonNode rec) throws Exception {
+        Files.writeString(state.resolve(file), rec.toString() + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    }
+
+    private static String num(JsonNode n, String f) {
+        return n.path(f).isNumber() ? String.format("%.3f", n.get(f).asDouble()) : "-";
+    }
+}

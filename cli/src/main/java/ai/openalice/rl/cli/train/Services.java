@@ -1,0 +1,78 @@
+package ai.openalice.rl.cli.train;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The six services with the settings of the main job: a small GPT trained on this machine's CPU
+ * (2 layers, width 128, 4,096-token byte context), groups of {@code groupSize}, a checkpoint per
+ * step; during the warm start the runner replays oracle trajectories and the trainer imitates the
+ * solved ones, then both restart for RL (the runner asks the inference service).
+ */
+final class Services implements AutoCloseable {
+    static final List<String> ALL = List.of("inference", "trainer", "rubric-prm", "verifier", "sandbox-runner", "task-dispatcher");
+    static final int CONTEXT = 4096;
+
+    private final Path state;
+    private final String sandbox;
+    private final int groupSize;
+    private final int batchGroups;
+    private final Supervisor supervisor;
+
+    Services(Path root, Path state, Infra infra, String sandbox, int groupSize, int batchGroups) {
+        this.state = state;
+        this.sandbox = sandbox;
+        this.groupSize = groupSize;
+        this.batchGroups = batchGroups;
+        var common = infra.serviceSettings();
+        common.addAll(List.of("-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1",
+                "-DDJL_CACHE_DIR=" + state.resolve("djl")));
+        this.supervisor = new Supervisor(root, state.resolve("logs"), common);
+    }
+
+    Supervisor supervisor() {
+        return supervisor;
+    }
+
+    void startAll(boolean warmStart) throws Exception {
+        supervisor.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest", "-Dinference.threads=1"));
+        supervisor.start("trainer", trainer(warmStart ? "sft" : "rl"));
+        supervisor.start("rubric-prm", List.of());
+        supervisor.start("verifier", List.of("-Dverifier.sandbox-root=" + state.resolve("sandboxes/verifier")));
+        supervisor.start("sandbox-runner", runner(warmStart));
+        supervisor.start("task-dispatcher", List.of("-Ddispatcher.group-size=" + groupSize, "-Ddispatcher.max-in-flight=" + groupSize * batchGroups * 2,
+                "-Ddispatcher.sampling.max-tokens-per-turn=256", "-Ddispatcher.max-staleness=4"));
+        supervisor.awaitReady(Duration.ofMinutes(5));
+    }
+
+    /** After the warm start: the trainer resumes its checkpoints in RL mode, the runner asks the model. */
+    void switchToRl() throws Exception {
+        supervisor.start("trainer", trainer("rl"));
+        supervisor.start("sandbox-runner", runner(false));
+        supervisor.awaitReady(Duration.ofMinutes(5));
+    }
+
+    private List<String> trainer(String mode) {
+        return List.of("-Dtrainer.mode=" + mode, "-Dtrainer.artifact-dir=" + state.resolve("checkpoints"), "-Dtrainer.batch-groups=" + batchGroups,
+                "-Dtrainer.model.context-length=" + CONTEXT, "-Dtrainer.model.layers=2", "-Dtrainer.model.heads=4", "-Dtrainer.model.width=128",
+                "-Dtrainer.optim.lr=" + (mode.equals("sft") ? "1e-3" : "2e-4"), "-Dtrainer.optim.micro-batch=2", "-Dtrainer.max-staleness=4",
+                "-Dtrainer.group-deadline=PT15M");
+    }
+
+    private List<String> runner(boolean oracle) {
+        var s = new ArrayList<>(List.of("-Drunner.sandbox-backend=" + sandbox, "-Drunner.sandbox-root=" + state.resolve("sandboxes/runner"),
+                "-Drunner.artifact-dir=" + state.resolve("artifacts/trajectories"), "-Drunner.max-context-tokens=" + CONTEXT,
+                "-Drunner.id=train-runner", "-Drunner.inference-url=" + supervisor.uri("inference", "")));
+        if (oracle) {
+            s.addAll(List.of("-Drunner.policy=oracle", "-Drunner.oracle-tasks=" + state.resolve("suite/train.jsonl")));
+        }
+        return s;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        supervisor.close();
+    }
+}

@@ -1,0 +1,130 @@
+package ai.openalice.rl.cli.train;
+
+import java.io.File;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The services as child processes of {@code alice-rl train}: the packaged Quarkus apps, each on a
+ * free port, logs in {@code <state>/logs}, stopped (SIGTERM, then SIGKILL after 30 s) on close.
+ */
+public final class Supervisor implements AutoCloseable {
+    static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final Path root;
+    private final Path logs;
+    private final List<String> common;
+    private final Map<String, Integer> ports = new LinkedHashMap<>();
+    private final Map<String, Process> processes = new LinkedHashMap<>();
+
+    public Supervisor(Path root, Path logs, List<String> common) {
+        this.root = root;
+        this.logs = logs;
+        this.common = List.copyOf(common);
+    }
+
+    static int freePort() throws Exception {
+        try (var s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    public static Path app(Path root, String service) {
+        return root.resolve("services").resolve(service).resolve("target/quarkus-app/quarkus-run.jar");
+    }
+
+    /** Starts (or restarts, on the same port) a service with extra {@code -D} settings. */
+    public synchronized void start(String service, List<String> settings) throws Exception {
+        stop(service);
+        int port = ports.containsKey(service) ? ports.get(service) : freePort();
+        ports.put(service, port);
+        Files.createDirectories(logs);
+        var cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m", "-XX:+UseSerialGC",
+                "-Dquarkus.http.port=" + port));
+        cmd.addAll(common);
+        cmd.addAll(settings);
+        cmd.addAll(List.of("-jar", app(root, service).toString()));
+        var pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(new File(logs.resolve(service + ".log").toString())));
+        processes.put(service, pb.start());
+    }
+
+    public URI uri(String service, String path) {
+        return URI.create("http://127.0.0.1:" + ports.get(service) + path);
+    }
+
+    public String get(String service, String path) throws Exception {
+        var r = HTTP.send(HttpRequest.newBuilder(uri(service, path)).timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() / 100 != 2) {
+            throw new IllegalStateException(service + " " + path + ": " + r.statusCode() + " " + r.body());
+        }
+        return r.body();
+    }
+
+    public String post(String service, String path, String json) throws Exception {
+        var r = HTTP.send(HttpRequest.newBuilder(uri(service, path)).timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() / 100 != 2) {
+            throw new IllegalStateException(service + " " + path + ": " + r.statusCode() + " " + r.body());
+        }
+        return r.body();
+    }
+
+    /** Waits until every running service answers ready; names the one that died or never came up, with its log. */
+    public void awaitReady(Duration wait) throws Exception {
+        long deadline = System.nanoTime() + wait.toNanos();
+        for (var e : processes.entrySet()) {
+            while (true) {
+                if (!e.getValue().isAlive()) {
+                    throw new IllegalStateException(e.getKey() + " exited with status " + e.getValue().exitValue() + "; see " + logs.resolve(e.getKey() + ".log"));
+                }
+                try {
+                    get(e.getKey(), "/q/health/ready");
+                    break;
+                } catch (Exception notYet) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException(e.getKey() + " not ready after " + wait.toSeconds() + " s; see " + logs.resolve(e.getKey() + ".log"));
+                    }
+                    Thread.sleep(500);
+                }
+            }
+        }
+    }
+
+    /** The first service that exited, if any. */
+    public synchronized java.util.Optional<String> dead() {
+        return processes.entrySet().stream().filter(e -> !e.getValue().isAlive()).map(Map.Entry::getKey).findFirst();
+    }
+
+    public synchronized void stop(String service) throws InterruptedException {
+        Process p = processes.remove(service);
+        if (p != null) {
+            p.destroy();
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Override
+    public synchronized void close() throws InterruptedException {
+        var names = new ArrayList<>(processes.keySet());
+        java.util.Collections.reverse(names);
+        for (var p : processes.values()) {
+            p.destroy();
+        }
+        for (String s : names) {
+            stop(s);
+        }
+    }
+}

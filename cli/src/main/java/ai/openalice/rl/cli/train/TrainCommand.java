@@ -1,0 +1,191 @@
+package ai.openalice.rl.cli.train;
+
+import ai.openalice.rl.cli.suite.TinySwe;
+import ai.openalice.rl.events.Envelope;
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.TaskSubmitted;
+import ai.openalice.rl.events.Topic;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code alice-rl train}: the whole loop on this machine — Kafka, PostgreSQL, the six services as
+ * processes, the bundled tiny-swe suite, a supervised warm start on oracle trajectories when no
+ * checkpoint exists, then GRPO++ until {@code --steps} or Ctrl-C, with a live progress line and
+ * held-out probes; an HTML report at the end. Everything lives in {@code --state}; running again
+ * resumes (the trainer from its last checkpoint, the dispatcher from its database).
+ */
+@Command(name = "train", mixinStandardHelpOptions = true,
+        description = "Run always-on RL on the bundled task suite with embedded defaults (Ctrl-C stops everything it started; run again to resume).")
+public final class TrainCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--state", paramLabel = "DIR", description = "State folder (default: .alice-rl/train in the repository).")
+    Path state;
+
+    @Option(names = "--steps", defaultValue = "0", description = "Stop after this many RL steps (0: run until Ctrl-C).")
+    long steps;
+
+    @Option(names = "--minutes", defaultValue = "0", description = "Stop after this many minutes of RL (0: no time limit).")
+    long minutes;
+
+    @Option(names = "--kafka", paramLabel = "HOST:PORT", description = "Use this Kafka instead of starting one.")
+    String kafka;
+
+    @Option(names = "--db", paramLabel = "JDBC_URL", description = "Use this PostgreSQL database instead of the machine's (with --db-user, --db-password).")
+    String db;
+
+    @Option(names = "--db-user", defaultValue = "alice")
+    String dbUser;
+
+    @Option(names = "--db-password", defaultValue = "alice")
+    String dbPassword;
+
+    @Option(names = "--sandbox", defaultValue = "local", description = "local (bubblewrap) or kubernetes (the current kubeconfig).")
+    String sandbox;
+
+    @Option(names = "--tasks", defaultValue = "64", description = "Training tasks generated on the first run.")
+    int tasks;
+
+    @Option(names = "--heldout", defaultValue = "16", description = "Held-out tasks generated on the first run.")
+    int heldout;
+
+    @Option(names = "--seed", defaultValue = "1")
+    long seed;
+
+    @Option(names = "--group-size", defaultValue = "4")
+    int groupSize;
+
+    @Option(names = "--batch-groups", defaultValue = "2")
+    int batchGroups;
+
+    @Option(names = "--warm-start-steps", defaultValue = "40", description = "Supervised steps on oracle trajectories before RL (first run only; 0: none).")
+    int warmStartSteps;
+
+    @Option(names = "--probe-every", defaultValue = "5", description = "Held-out pass@1 probe every N trainer steps.")
+    int probeEvery;
+
+    @Option(names = "--probe-k", defaultValue = "2", description = "Rollouts per held-out task in a probe.")
+    int probeK;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        Path root = Path.of(System.getProperty("alice.root", ".")).toAbsolutePath().normalize();
+        state = (state != null ? state : root.resolve(".alice-rl/train")).toAbsolutePath();
+        if (!sandbox.equals("local") && !sandbox.equals("kubernetes")) {
+            err.println("--sandbox must be local or kubernetes, got '" + sandbox + "'");
+            return 2;
+        }
+        if (sandbox.equals("local") && !onPath("bwrap")) {
+            err.println("bubblewrap (bwrap) is missing: install it with `apt-get install bubblewrap` (as root) — or `dev/stack install` — or use --sandbox kubernetes");
+            return 2;
+        }
+        for (String s : Services.ALL) {
+            if (!Files.exists(Supervisor.app(root, s))) {
+                out.println("[train] building the services (./mvnw -q -B -DskipTests package)...");
+                out.flush();
+                var build = new ProcessBuilder(root.resolve("mvnw").toString(), "-q", "-B", "-DskipTests", "-pl",
+                        String.join(",", Services.ALL.stream().map(x -> "services/" + x).toList()), "-am", "package").directory(root.toFile()).inheritIO();
+                if (build.start().waitFor() != 0) {
+                    err.println("the build failed (see above)");
+                    return 3;
+                }
+                break;
+            }
+        }
+        Files.createDirectories(state);
+        Path suite = state.resolve("suite");
+        if (!Files.exists(suite.resolve("train.jsonl"))) {
+            var w = TinySwe.generate(suite, tasks, heldout, seed);
+            out.printf("[train] generated tiny-swe: %d training and %d held-out tasks in %s%n", w.trainCount(), w.heldOutCount(), suite);
+        }
+        try (var infra = new Infra(root, state, out)) {
+            infra.start(kafka, db, dbUser, dbPassword);
+            Files.writeString(state.resolve("infra.json"), EventCodec.mapper().createObjectNode().put("jdbcUrl", infra.jdbcUrl).put("user", infra.user)
+                    .put("password", infra.password).put("kafka", infra.bootstrap).toString());
+            var services = new Services(root, state, infra, sandbox, groupSize, batchGroups);
+            var onCtrlC = new Thread(() -> {
+                try {
+                    services.close();
+                    infra.close();
+                } catch (Exception e) {
+                    System.err.println("[train] stopping: " + e.getMessage());
+                }
+            }, "alice-rl-train-stop");
+            Runtime.getRuntime().addShutdownHook(onCtrlC);
+            try (services) {
+                boolean warm = warmStartSteps > 0 && !Files.exists(state.resolve("warm-start.done"));
+                services.startAll(warm);
+                var heldOutIds = submit(infra.bootstrap, suite);
+                var progress = new Progress(services.supervisor(), state, heldOutIds, probeK, out);
+                if (warm) {
+                    out.printf("[train] warm start: %d supervised steps on oracle trajectories%n", warmStartSteps);
+                    progress.run(progress.step() + warmStartSteps, null, 0, "sft");
+                    Files.writeString(state.resolve("warm-start.done"), "step " + warmStartSteps + "\n");
+                    services.switchToRl();
+                }
+                long from = progress.step();
+                out.printf("[train] reinforcement learning from step %d%s%s%n", from, steps > 0 ? " for " + steps + " steps" : "",
+                        minutes > 0 ? " for at most " + minutes + " min" : steps > 0 ? "" : " until Ctrl-C");
+                progress.run(steps > 0 ? from + steps : 0, minutes > 0 ? java.time.Instant.now().plusSeconds(60 * minutes) : null, probeEvery, "rl");
+                progress.finalProbe(Duration.ofMinutes(20));
+            }
+            Runtime.getRuntime().removeShutdownHook(onCtrlC);
+            var report = Report.write(state);
+            out.printf("[train] report: %s%n", report);
+        }
+        out.flush();
+        return 0;
+    }
+
+    /** Publishes the suite (train and held-out) to tasks.submitted; a resubmitted task changes nothing. Returns the held-out ids. */
+    private static List<String> submit(String bootstrap, Path suite) throws Exception {
+        var props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        var held = new ArrayList<String>();
+        try (var p = new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer())) {
+            for (String file : List.of("train.jsonl", "heldout.jsonl")) {
+                for (String line : Files.readAllLines(suite.resolve(file))) {
+                    var task = (ObjectNode) EventCodec.mapper().readTree(line);
+                    ((ObjectNode) task.get("workspace")).put("path", suite.resolve(task.at("/workspace/path").asText()).toString());
+                    if (file.startsWith("heldout")) {
+                        held.add(task.get("instance_id").asText());
+                    }
+                    var env = Envelope.of(new TaskSubmitted("tiny-swe", task, false, null));
+                    p.send(new ProducerRecord<>(Topic.TASKS_SUBMITTED.topicName(), env.key(), EventCodec.encode(env))).get(60, TimeUnit.SECONDS);
+                }
+            }
+        }
+        return held;
+    }
+
+    private static boolean onPath(String exe) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (Files.isExecutable(Path.of(dir, exe))) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

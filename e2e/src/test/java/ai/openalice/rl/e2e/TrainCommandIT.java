@@ -1,0 +1,52 @@
+package ai.openalice.rl.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.openalice.rl.cli.AliceRl;
+import ai.openalice.rl.events.EventCodec;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * {@code alice-rl train} with its embedded defaults, briefly: its own Kafka broker, the machine's
+ * PostgreSQL, the six services as processes, a generated suite, one supervised warm-start step on
+ * oracle trajectories, a minute of RL, a held-out probe, the report — and everything it started
+ * stopped at the end. (Whether the policy learns is measured by long runs, not here.)
+ */
+class TrainCommandIT {
+    @Test
+    void theMainJobRunsAndStopsEverythingItStarted() throws Exception {
+        Path root = Path.of(System.getProperty("alice.services")).getParent();
+        System.setProperty("alice.root", root.toString());
+        Path state = Path.of("target", "train-it-" + System.nanoTime()).toAbsolutePath();
+        var out = new StringWriter();
+        int exit = new CommandLine(new AliceRl()).setOut(new PrintWriter(out)).setErr(new PrintWriter(out)).execute("train", "--state", state.toString(),
+                "--tasks", "4", "--heldout", "2", "--group-size", "2", "--batch-groups", "1", "--warm-start-steps", "1", "--minutes", "1",
+                "--probe-every", "0", "--probe-k", "1");
+        assertEquals(0, exit, out.toString());
+        assertTrue(out.toString().contains("[train] warm start: 1 supervised steps"), out.toString());
+        var metrics = Files.readAllLines(state.resolve("metrics.jsonl"));
+        assertTrue(metrics.stream().anyMatch(l -> l.contains("\"phase\":\"sft\"")) && metrics.stream().anyMatch(l -> l.contains("\"phase\":\"rl\"")));
+        var probes = Files.readAllLines(state.resolve("probes.jsonl"));
+        assertEquals(1, probes.size(), "the final held-out probe");
+        assertEquals(2, EventCodec.mapper().readTree(probes.getFirst()).at("/overall/tasks").asInt());
+        assertTrue(Files.exists(state.resolve("warm-start.done")));
+        assertTrue(Files.exists(state.resolve("checkpoints/v1/model.onnx")), "the warm start published v1");
+        String html = Files.readString(state.resolve("report/index.html"));
+        for (int i = 0; i < 5; i++) {
+            assertTrue(html.contains("chart-" + i + ".png") && Files.size(state.resolve("report/chart-" + i + ".png")) > 1000);
+        }
+        assertTrue(html.contains("Recent trajectories"), "trajectories rendered from the trainer's database");
+        assertTrue(ProcessHandle.current().children().toList().isEmpty(), "no service left running: " + ProcessHandle.current().children().toList());
+        assertTrue(out.toString().contains("[stack] stopping Kafka"), "the broker it started is stopped");
+        for (String s : List.of("inference", "trainer", "rubric-prm", "verifier", "sandbox-runner", "task-dispatcher")) {
+            assertTrue(Files.exists(state.resolve("logs/" + s + ".log")), s);
+        }
+    }
+}
