@@ -113,13 +113,16 @@ class DispatcherServiceTest {
         broken.remove("test_command");
         send(tasksTopic, new TaskSubmitted("publisher-x", broken, false, null));
         send(tasksTopic, "junk", "{not json".getBytes());
+        send(tasksTopic, new TaskSubmitted("publisher-x", task(id + "-nul", "train", "a NUL \u0000 PostgreSQL's jsonb refuses"), false, null));
         send(tasksTopic, new TaskSubmitted("publisher-x", task(id, "train", "a different statement"), true, null)); // asked for v2
 
         await("v2 of " + id, () -> count("SELECT count(*) FROM dispatcher.tasks WHERE task_id = $1", id) == 2);
-        var rejected = records(rejectedTopic, 3, WAIT).stream()
+        var rejected = records(rejectedTopic, 4, WAIT).stream()
                 .map(r -> ((EventCodec.Decoded.Ok<TaskRejected>) EventCodec.<TaskRejected>decode(Topic.TASKS_REJECTED, r.value())).envelope().payload())
                 .toList();
-        assertEquals(3, rejected.size(), rejected.toString());
+        assertEquals(4, rejected.size(), rejected.toString());
+        var nul = rejected.stream().filter(r -> (id + "-nul").equals(r.taskId())).findFirst().orElseThrow();
+        assertTrue(nul.reasons().getFirst().message().startsWith("the task could not be stored: "), nul.toString());
         assertTrue(rejected.stream().anyMatch(r -> id.equals(r.taskId()) && r.reasons().getFirst().code().wire().equals("conflict")), rejected.toString());
         assertTrue(rejected.stream().anyMatch(r -> (id + "-b").equals(r.taskId()) && r.reasons().stream().anyMatch(e -> e.field().equals("test_command"))),
                 rejected.toString());

@@ -51,8 +51,34 @@ public class IntakeService {
         }
     }
 
-    /** A batch of records from {@code tasks.submitted}: stored, and rejections queued, in one transaction. */
+    /**
+     * A batch of records from {@code tasks.submitted}: stored, and rejections queued, in one
+     * transaction. When the batch fails, each record is tried on its own, and one the database
+     * refuses by itself (e.g. a NUL character jsonb cannot hold) is rejected with the database's
+     * reason — one bad record never stops the intake. (With the database down, the rejection
+     * fails too and the batch is redelivered.)
+     */
     public void fromKafka(List<org.apache.kafka.clients.consumer.ConsumerRecord<String, byte[]>> records) {
+        try {
+            storeBatch(records);
+        } catch (RuntimeException batchFailed) {
+            for (var rec : records) {
+                try {
+                    storeBatch(List.of(rec));
+                } catch (RuntimeException e) {
+                    LOG.warnf("task record %s-%d@%d cannot be stored: %s", rec.topic(), rec.partition(), rec.offset(), e.getMessage());
+                    Sql.transaction(pool, sql -> {
+                        reject(sql, new TaskRejected("unknown", rec.key(), List.of(new FieldError("$", FieldError.Code.INVALID_VALUE,
+                                "the task could not be stored: " + e.getMessage())), new String(rec.value(), StandardCharsets.UTF_8),
+                                TaskRejected.Origin.kafka(rec.topic(), rec.partition(), rec.offset())));
+                        return null;
+                    });
+                }
+            }
+        }
+    }
+
+    private void storeBatch(List<org.apache.kafka.clients.consumer.ConsumerRecord<String, byte[]>> records) {
         Sql.transaction(pool, sql -> {
             for (var rec : records) {
                 var origin = TaskRejected.Origin.kafka(rec.topic(), rec.partition(), rec.offset());
