@@ -157,6 +157,9 @@ class DispatcherServiceTest {
         assertEquals(3, mixed.body().at("/tasks/2/line").asInt());
         assertEquals("malformed_json", mixed.body().at("/tasks/2/errors/0/code").asText());
         assertEquals(404, http(uri("/tasks/nope"), "GET", null).status());
+        var nul = http(uri("/tasks"), "POST", task("rest-nul", "eval", "a NUL \u0000 PostgreSQL's jsonb refuses").toString());
+        assertEquals(400, nul.status(), "the database's refusal is the caller's problem, with the reason");
+        assertTrue(nul.body().at("/tasks/0/errors/0/message").asText().startsWith("the task could not be stored: "), nul.body().toString());
 
         // accepted REST tasks reach the other services through tasks.submitted
         await("rest-1 and rest-3 on tasks.submitted", () -> records(tasksTopic, Integer.MAX_VALUE, Duration.ofSeconds(3)).stream().map(r -> r.key())

@@ -163,7 +163,18 @@ public class IntakeService {
         }
         Task task = ((TaskParser.Result.Valid) parsed).task();
         int p = priority == null ? 1 : priority;
-        var stored = sql != null ? store.store(sql, task, source, p, newVersion) : store.store(task, source, p, newVersion, announce);
+        TaskStore.Stored stored;
+        try {
+            stored = sql != null ? store.store(sql, task, source, p, newVersion) : store.store(task, source, p, newVersion, announce);
+        } catch (RuntimeException e) {
+            String why = dataError(e);
+            if (sql != null || why == null) {
+                throw e;
+            }
+            metrics.counter("dispatcher_tasks_total", "outcome", "rejected").increment();
+            return new Outcome(line, task.instanceId(), "rejected", null, List.of(new FieldError("$", FieldError.Code.INVALID_VALUE,
+                    "the task could not be stored: " + why)));
+        }
         return switch (stored) {
             case TaskStore.Stored.Added a -> {
                 metrics.counter("dispatcher_tasks_total", "outcome", "added").increment();
@@ -181,6 +192,16 @@ public class IntakeService {
                                 + (c.version() + 1))));
             }
         };
+    }
+
+    /** The database's message when it refused the data itself (SQLSTATE class 22, e.g. a NUL in jsonb), else null. */
+    static String dataError(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof io.vertx.pgclient.PgException pg && pg.getSqlState() != null && pg.getSqlState().startsWith("22")) {
+                return pg.getErrorMessage() + (pg.getDetail() == null ? "" : " (" + pg.getDetail() + ")");
+            }
+        }
+        return null;
     }
 
     private void reject(Sql sql, TaskRejected r) {
