@@ -100,17 +100,14 @@ public final class TrainCommand implements Callable<Integer> {
             err.println("bubblewrap (bwrap) is missing: install it with `apt-get install bubblewrap` (as root) — or `dev/stack install` — or use --sandbox kubernetes");
             return 2;
         }
-        for (String s : Services.ALL) {
-            if (!Files.exists(Supervisor.app(root, s))) {
-                out.println("[train] building the services (./mvnw -q -B -DskipTests package)...");
-                out.flush();
-                var build = new ProcessBuilder(root.resolve("mvnw").toString(), "-q", "-B", "-DskipTests", "-pl",
-                        String.join(",", Services.ALL.stream().map(x -> "services/" + x).toList()), "-am", "package").directory(root.toFile()).inheritIO();
-                if (build.start().waitFor() != 0) {
-                    err.println("the build failed (see above)");
-                    return 3;
-                }
-                break;
+        if (stale(root)) {
+            out.println("[train] building the services (missing, or older than the sources): ./mvnw -q -B -DskipTests package ...");
+            out.flush();
+            var build = new ProcessBuilder(root.resolve("mvnw").toString(), "-q", "-B", "-DskipTests", "-pl",
+                    String.join(",", Services.ALL.stream().map(x -> "services/" + x).toList()), "-am", "package").directory(root.toFile()).inheritIO();
+            if (build.start().waitFor() != 0) {
+                err.println("the build failed (see above)");
+                return 3;
             }
         }
         Files.createDirectories(state);
@@ -178,6 +175,32 @@ public final class TrainCommand implements Callable<Integer> {
             }
         }
         return held;
+    }
+
+    /** True when a service package is missing or older than a source or pom of the libraries and services. */
+    static boolean stale(Path root) throws java.io.IOException {
+        long oldest = Long.MAX_VALUE;
+        for (String s : Services.ALL) {
+            Path jar = Supervisor.app(root, s);
+            if (!Files.exists(jar)) {
+                return true;
+            }
+            oldest = Math.min(oldest, Files.getLastModifiedTime(jar).toMillis());
+        }
+        if (Files.getLastModifiedTime(root.resolve("pom.xml")).toMillis() > oldest) {
+            return true;
+        }
+        for (String top : List.of("libs", "services")) {
+            try (var walk = Files.walk(root.resolve(top))) {
+                long limit = oldest;
+                if (walk.filter(p -> !p.toString().contains("/target/") && Files.isRegularFile(p))
+                        .filter(p -> p.toString().contains("/src/main/") || p.getFileName().toString().equals("pom.xml"))
+                        .anyMatch(p -> p.toFile().lastModified() > limit)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static boolean onPath(String exe) {

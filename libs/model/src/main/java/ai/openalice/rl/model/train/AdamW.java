@@ -37,7 +37,8 @@ public final class AdamW {
 
     /**
      * One update at learning rate {@code lr} from the parameters' gradients, which it then zeroes;
-     * returns the pre-clip gradient norm. Its temporaries are freed on return (an {@code NDScope}),
+     * returns the pre-clip gradient norm. A non-finite gradient is dropped without an update (the
+     * norm returned says so). Its temporaries are freed on return (an {@code NDScope}),
      * so a trainer running for weeks does not grow.
      */
     public double update(Map<String, NDArray> params, double lr) {
@@ -62,6 +63,14 @@ public final class AdamW {
             sq += g.pow(2).sum().getFloat();
         }
         double norm = Math.sqrt(sq);
+        if (!Double.isFinite(norm)) {
+            // a NaN or infinite gradient would poison the weights and the moments for good: skip this update
+            for (NDArray p : params.values()) {
+                NDArray g = p.getGradient();
+                g.set(new float[Math.toIntExact(g.size())]); // NaN − NaN is NaN: overwrite
+            }
+            return norm;
+        }
         double scale = clipNorm > 0 && norm > clipNorm ? clipNorm / norm : 1.0;
         step++;
         double c1 = 1 - Math.pow(beta1, step);

@@ -61,4 +61,23 @@ class AdamWTest {
             assertEquals(3, resumed.step());
         }
     }
+
+    @Test
+    void aNonFiniteGradientIsDroppedWithoutTouchingWeightsOrMoments() {
+        try (NDManager m = NDManager.newBaseManager()) {
+            NDArray w = m.create(new float[] {1f, -2f});
+            w.setRequiresGradient(true);
+            var params = new LinkedHashMap<String, NDArray>(Map.of("w", w));
+            var opt = new AdamW(0.9, 0.999, 1e-8, 0.0, 0.0);
+            try (var gc = Engine.getInstance().newGradientCollector()) {
+                gc.backward(w.mul(Float.NaN).sum()); // the gradient is NaN everywhere
+            }
+            assertEquals(Double.NaN, opt.update(params, 0.1));
+            assertArrayEquals(new float[] {1f, -2f}, w.toFloatArray(), 0f);
+            assertEquals(0, opt.step(), "no step counted");
+            // the next, finite step proceeds as a first step would: w = (1, −2) − 0.1·(1, −1)
+            stepOnQuadratic(opt, params, 0.1);
+            assertArrayEquals(new float[] {0.9f, -1.9f}, w.toFloatArray(), 1e-6f);
+        }
+    }
 }

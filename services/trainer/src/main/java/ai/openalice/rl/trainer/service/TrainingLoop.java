@@ -171,6 +171,16 @@ public final class TrainingLoop implements Runnable {
         }
         var stats = sft ? learner.sft(built.batch()) : learner.rl(built.batch());
         long computeMs = (System.nanoTime() - t0) / 1_000_000;
+        if (!Double.isFinite(stats.gradNorm()) || !Double.isFinite(stats.loss())) {
+            // the optimizer refused the update; these groups are not trained on (and not retried: they would fail again)
+            String why = "non-finite " + (Double.isFinite(stats.loss()) ? "gradient" : "loss") + " (loss " + stats.loss() + ", gradient norm "
+                    + stats.gradNorm() + "): update skipped";
+            LOG.errorf("step %d: %s; %d group(s) dropped", step + 1, why, plan.groups().size());
+            store.drop(plan.groups().stream().collect(java.util.stream.Collectors.toMap(g -> g, g -> why)));
+            dropped.merge("non_finite", (long) plan.groups().size(), Long::sum);
+            meters.dropped(dropped);
+            return false;
+        }
         step++;
         pending.add(new TrainerStore.Pending(step, plan.groups(), built.batch().rolloutIds()));
         var c = plan.counts();
