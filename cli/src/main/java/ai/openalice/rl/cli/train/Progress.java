@@ -53,8 +53,18 @@ final class Progress {
             if (dead.isPresent()) {
                 throw new IllegalStateException(dead.get() + " exited; see " + state.resolve("logs/" + dead.get() + ".log"));
             }
-            JsonNode trainer = EventCodec.mapper().readTree(s.get("trainer", "/status"));
-            JsonNode stats = EventCodec.mapper().readTree(s.get("task-dispatcher", "/stats"));
+            JsonNode trainer;
+            JsonNode stats;
+            try {
+                trainer = EventCodec.mapper().readTree(s.get("trainer", "/status"));
+                stats = EventCodec.mapper().readTree(s.get("task-dispatcher", "/stats"));
+            } catch (java.io.IOException | IllegalStateException e) {
+                // a busy service (a long training step on two cores) may answer late: say so and look again
+                out.printf("[%s] (status not available this time: %s)%n", phase, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+                out.flush();
+                Thread.sleep(5000);
+                continue;
+            }
             long step = trainer.path("step").asLong();
             long version = trainer.path("policyVersion").asLong();
             pollProbe();

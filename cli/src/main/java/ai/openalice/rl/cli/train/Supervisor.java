@@ -64,7 +64,7 @@ public final class Supervisor implements AutoCloseable {
     }
 
     public String get(String service, String path) throws Exception {
-        var r = HTTP.send(HttpRequest.newBuilder(uri(service, path)).timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+        var r = HTTP.send(HttpRequest.newBuilder(uri(service, path)).timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() / 100 != 2) {
             throw new IllegalStateException(service + " " + path + ": " + r.statusCode() + " " + r.body());
         }
