@@ -49,9 +49,9 @@ final class Progress {
      */
     void run(long untilStep, java.time.Instant until, int probeEvery, String phase) throws Exception {
         while (true) {
-            var dead = s.dead();
-            if (dead.isPresent()) {
-                throw new IllegalStateException(dead.get() + " exited; see " + state.resolve("logs/" + dead.get() + ".log"));
+            for (String restarted : s.restartDead(5)) {
+                out.printf("[%s] %s exited and was restarted; see %s%n", phase, restarted, state.resolve("logs"));
+                out.flush();
             }
             JsonNode trainer;
             JsonNode stats;

@@ -26,6 +26,8 @@ public final class Supervisor implements AutoCloseable {
     private final List<String> common;
     private final Map<String, Integer> ports = new LinkedHashMap<>();
     private final Map<String, Process> processes = new LinkedHashMap<>();
+    private final Map<String, List<String>> settings = new LinkedHashMap<>();
+    private final Map<String, Integer> restarts = new LinkedHashMap<>();
 
     public Supervisor(Path root, Path logs, List<String> common) {
         this.root = root;
@@ -46,6 +48,7 @@ public final class Supervisor implements AutoCloseable {
     /** Starts (or restarts, on the same port) a service with extra {@code -D} settings. */
     public synchronized void start(String service, List<String> settings) throws Exception {
         stop(service);
+        this.settings.put(service, List.copyOf(settings));
         int port = ports.containsKey(service) ? ports.get(service) : freePort();
         ports.put(service, port);
         Files.createDirectories(logs);
@@ -101,9 +104,26 @@ public final class Supervisor implements AutoCloseable {
         }
     }
 
-    /** The first service that exited, if any. */
-    public synchronized java.util.Optional<String> dead() {
-        return processes.entrySet().stream().filter(e -> !e.getValue().isAlive()).map(Map.Entry::getKey).findFirst();
+    /**
+     * Restarts services that exited (each resumes from its own state: the trainer from its last
+     * checkpoint, the others from the database and Kafka offsets), at most {@code limit} times per
+     * service; returns the ones restarted.
+     */
+    public synchronized List<String> restartDead(int limit) throws Exception {
+        var done = new ArrayList<String>();
+        for (var e : new ArrayList<>(processes.entrySet())) {
+            if (!e.getValue().isAlive()) {
+                String name = e.getKey();
+                int n = restarts.merge(name, 1, Integer::sum);
+                if (n > limit) {
+                    throw new IllegalStateException(name + " exited " + n + " times (last status " + e.getValue().exitValue() + "); see "
+                            + logs.resolve(name + ".log"));
+                }
+                start(name, settings.get(name));
+                done.add(name + " (exit " + e.getValue().exitValue() + ", restart " + n + "/" + limit + ")");
+            }
+        }
+        return done;
     }
 
     public synchronized void stop(String service) throws InterruptedException {
