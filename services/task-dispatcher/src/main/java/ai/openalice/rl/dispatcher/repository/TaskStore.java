@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -171,15 +170,5 @@ public class TaskStore {
         }
         out.put("solveHistory", history);
         return Optional.of(out);
-    }
-
-    /** The ids of tasks known, in a split. */
-    public List<String> ids(String split) {
-        var out = new ArrayList<String>();
-        for (Row r : pool.preparedQuery("SELECT task_id FROM dispatcher.task_state WHERE split = $1 ORDER BY task_id").execute(Tuple.of(split))
-                .await().atMost(DB)) {
-            out.add(r.getString("task_id"));
-        }
-        return out;
     }
 }
