@@ -145,7 +145,7 @@ class KubernetesSandboxTest {
                 scenario.run();
                 return;
             } catch (SandboxException e) {
-                if (e.reason() != SandboxException.Reason.BACKEND_UNAVAILABLE || attempt == 3) {
+                if (e.reason() != SandboxException.Reason.BACKEND_UNAVAILABLE || attempt == 5) {
                     throw e;
                 }
                 client.pods().inNamespace(NS).delete();
