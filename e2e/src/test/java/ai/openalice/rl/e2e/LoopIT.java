@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * tiny-swe tasks published to Kafka → the dispatcher's groups of 2 → episodes in bubblewrap
  * sandboxes (a seeded random agent: no model needs to be good for the plumbing to be checked) →
  * hidden tests in the verifier → rubric rewards → a GRPO++ step in the trainer → checkpoint v1 →
- * inference serving v1, and the dispatcher sampling at v1.
+ * inference serving it (or a later one: the loop keeps going), and the dispatcher sampling at it.
  */
 class LoopIT {
     final String suffix = ".e2e" + UUID.randomUUID().toString().substring(0, 8);
@@ -74,13 +74,14 @@ class LoopIT {
             boolean served = false;
             while (!served && System.nanoTime() < deadline) {
                 for (JsonNode m : EventCodec.mapper().readTree(s.get("inference", "/v1/models")).get("data")) {
-                    served |= m.get("policy_version").asLong() == 1 && m.get("current").asBoolean();
+                    // the loop keeps training: by now the current version may be past v1
+                    served |= m.get("policy_version").asLong() >= 1 && m.get("current").asBoolean();
                 }
                 Thread.sleep(500);
             }
-            assertTrue(served, "inference swapped to v1: " + s.get("inference", "/v1/models"));
+            assertTrue(served, "inference swapped to a trained checkpoint: " + s.get("inference", "/v1/models"));
             var stats = EventCodec.mapper().readTree(s.get("task-dispatcher", "/stats"));
-            assertEquals(1, stats.get("policyVersion").asLong(), "the dispatcher samples new groups at v1: " + stats);
+            assertTrue(stats.get("policyVersion").asLong() >= 1, "the dispatcher samples new groups at the trainer's version: " + stats);
             assertTrue(stats.at("/rollouts/scored").asLong() >= 2, stats.toString());
             var trainer = EventCodec.mapper().readTree(s.get("trainer", "/status"));
             assertTrue(trainer.get("samples.trained").asLong() >= 2, trainer.toString());
