@@ -143,7 +143,7 @@ public final class Gpt implements AutoCloseable {
     public NDArray tokenLogprobs(NDArray tokens, NDArray targets, float temperature) {
         NDArray logits = logits(tokens);
         if (temperature != 1f) {
-            logits = logits.div(temperature);
+            logits = Scalars.div(logits, temperature);
         }
         NDArray logp = logits.logSoftmax(-1);
         return logp.mul(targets.oneHot(config.vocabSize(), DataType.FLOAT32)).sum(new int[] {-1});
@@ -157,7 +157,7 @@ public final class Gpt implements AutoCloseable {
         NDArray q = heads(parts.get(0), b, t, h, hd);
         NDArray k = heads(parts.get(1), b, t, h, hd);
         NDArray v = heads(parts.get(2), b, t, h, hd);
-        NDArray att = q.matMul(k.transpose(0, 1, 3, 2)).mul(1.0f / (float) Math.sqrt(hd)).add(mask).softmax(-1);
+        NDArray att = Scalars.mul(q.matMul(k.transpose(0, 1, 3, 2)), 1.0 / Math.sqrt(hd)).add(mask).softmax(-1);
         NDArray y = att.matMul(v).transpose(0, 2, 1, 3).reshape(b, t, (long) h * hd);
         return y.matMul(params.get(p + "attn.proj")).add(params.get(p + "attn.proj.bias"));
     }
@@ -169,15 +169,15 @@ public final class Gpt implements AutoCloseable {
     private NDArray mlp(NDArray x, String p) {
         NDArray hdn = x.matMul(params.get(p + "mlp.in")).add(params.get(p + "mlp.in.bias"));
         // exact GELU: 0.5·x·(1 + erf(x/√2))
-        NDArray gelu = hdn.mul(0.5f).mul(hdn.mul((float) (1 / Math.sqrt(2))).erf().add(1f));
+        NDArray gelu = Scalars.mul(hdn, 0.5).mul(Scalars.add(Scalars.mul(hdn, 1 / Math.sqrt(2)).erf(), 1));
         return gelu.matMul(params.get(p + "mlp.out")).add(params.get(p + "mlp.out.bias"));
     }
 
     private NDArray layerNorm(NDArray x, String name) {
         NDArray mean = x.mean(new int[] {-1}, true);
         NDArray centered = x.sub(mean);
-        NDArray var = centered.pow(2).mean(new int[] {-1}, true);
-        return centered.div(var.add(GptConfig.LAYER_NORM_EPS).sqrt()).mul(params.get(name + ".gamma")).add(params.get(name + ".beta"));
+        NDArray var = Scalars.square(centered).mean(new int[] {-1}, true);
+        return centered.div(Scalars.add(var, GptConfig.LAYER_NORM_EPS).sqrt()).mul(params.get(name + ".gamma")).add(params.get(name + ".beta"));
     }
 
     private static NDArray causalMask(NDManager m, int t) {

@@ -1,6 +1,7 @@
 package ai.openalice.rl.model.train;
 
 import ai.djl.ndarray.NDArray;
+import ai.openalice.rl.model.Scalars;
 import ai.djl.ndarray.NDArrays;
 import ai.openalice.rl.core.loss.PolicyLossConfig;
 
@@ -29,12 +30,12 @@ public final class PolicyGradientLoss {
         NDArray clipped = advantages.neg().mul(ratio.clip(1 - c.epsLow(), 1 + c.epsHigh()));
         NDArray pg = NDArrays.maximum(unclipped, clipped);
         if (!Double.isNaN(c.dualClip())) {
-            NDArray bound = advantages.neg().mul((float) c.dualClip());
+            NDArray bound = Scalars.mul(advantages.neg(), c.dualClip());
             NDArray negative = advantages.lt(0);
             pg = NDArrays.where(negative, NDArrays.minimum(pg, bound), pg);
         }
         if (rollout != null) {
-            NDArray w = old.sub(rollout).exp().minimum((float) c.tisCap()).stopGradient();
+            NDArray w = Scalars.minimum(old.sub(rollout).exp(), c.tisCap()).stopGradient();
             pg = pg.mul(w);
         }
         return pg.mul(coef).sum();
@@ -42,6 +43,6 @@ public final class PolicyGradientLoss {
 
     /** Supervised fine-tuning: mean negative log-likelihood of the completion tokens (mask 1) — for warm-starting. */
     public static NDArray nll(NDArray logp, NDArray mask) {
-        return logp.mul(mask).sum().neg().div(mask.sum().maximum(1f));
+        return logp.mul(mask).sum().neg().div(Scalars.maximum(mask.sum(), 1));
     }
 }

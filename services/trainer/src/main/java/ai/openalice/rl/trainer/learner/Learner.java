@@ -7,6 +7,7 @@ import ai.djl.ndarray.NDScope;
 import ai.djl.ndarray.types.Shape;
 import ai.openalice.rl.core.loss.PolicyLossConfig;
 import ai.openalice.rl.model.Gpt;
+import ai.openalice.rl.model.Scalars;
 import ai.openalice.rl.model.train.AdamW;
 import ai.openalice.rl.model.train.PolicyGradientLoss;
 import java.util.Arrays;
@@ -100,9 +101,10 @@ public final class Learner implements AutoCloseable {
                                     sub.create(Arrays.copyOfRange(b.targets(), from, to), shape), settings.temperature());
                             NDArray loss;
                             if (sft) {
-                                loss = logp.mul(mask).sum().neg().div(Math.max(1f, miniTokens));
+                                loss = Scalars.div(logp.mul(mask).sum().neg(), Math.max(1f, miniTokens));
                             } else {
-                                NDArray coef = sub.create(Arrays.copyOfRange(b.coef(), from, to), shape).mul(scale);
+                                NDArray coef = sub.create(Arrays.copyOfRange(b.coef(), from, to), shape);
+                                coef = Scalars.mul(coef, scale);
                                 NDArray oldLogp = oldPart == null ? logp.stopGradient() : sub.create(oldPart, shape);
                                 loss = PolicyGradientLoss.loss(logp, oldLogp, sub.create(Arrays.copyOfRange(b.rolloutLogp(), from, to), shape),
                                         sub.create(Arrays.copyOfRange(b.advantages(), from, to), shape), coef, settings.loss());
