@@ -46,6 +46,15 @@ public interface DispatcherConfig {
     @WithDefault("4")
     int maxStaleness();
 
+    /**
+     * Synchronous (wait-for-checkpoint) scheduling, the baseline the asynchronous pipeline is measured
+     * against: at each policy version, training groups are requested until max-in-flight ÷ group-size
+     * of them can still teach the trainer (not finished all-solved, all-failed or without a valid
+     * member, not dropped); then nothing more until the trainer publishes the next checkpoint.
+     */
+    @WithDefault("false")
+    boolean sync();
+
     /** What happens to a stale group still in flight: {@code drop} it, or {@code refresh} (drop and re-request the task at the current version). */
     @WithDefault("drop")
     String staleAction();
