@@ -19,13 +19,15 @@ final class Services implements AutoCloseable {
     private final String sandbox;
     private final int groupSize;
     private final int batchGroups;
+    private final boolean sync;
     private final Supervisor supervisor;
 
-    Services(Path root, Path state, Infra infra, String sandbox, int groupSize, int batchGroups) {
+    Services(Path root, Path state, Infra infra, String sandbox, int groupSize, int batchGroups, boolean sync) {
         this.state = state;
         this.sandbox = sandbox;
         this.groupSize = groupSize;
         this.batchGroups = batchGroups;
+        this.sync = sync;
         var common = infra.serviceSettings();
         common.addAll(List.of("-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1",
                 "-DDJL_CACHE_DIR=" + state.resolve("djl")));
@@ -42,7 +44,9 @@ final class Services implements AutoCloseable {
         supervisor.start("rubric-prm", List.of());
         supervisor.start("verifier", List.of("-Dverifier.sandbox-root=" + state.resolve("sandboxes/verifier")));
         supervisor.start("sandbox-runner", runner(warmStart));
-        supervisor.start("task-dispatcher", List.of("-Ddispatcher.group-size=" + groupSize, "-Ddispatcher.max-in-flight=" + groupSize * batchGroups * 2,
+        // asynchronous: two batches in flight while the trainer works on a third; synchronous: one batch per checkpoint
+        supervisor.start("task-dispatcher", List.of("-Ddispatcher.group-size=" + groupSize,
+                "-Ddispatcher.max-in-flight=" + groupSize * batchGroups * (sync ? 1 : 2), "-Ddispatcher.sync=" + sync,
                 "-Ddispatcher.sampling.max-tokens-per-turn=256", "-Ddispatcher.max-staleness=4"));
         supervisor.awaitReady(Duration.ofMinutes(5));
     }

@@ -53,10 +53,10 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--db", paramLabel = "JDBC_URL", description = "Use this PostgreSQL database instead of the machine's (with --db-user, --db-password).")
     String db;
 
-    @Option(names = "--db-user", defaultValue = "alice")
+    @Option(names = "--db-user", defaultValue = "alice", description = "User for --db (default: ${DEFAULT-VALUE}).")
     String dbUser;
 
-    @Option(names = "--db-password", defaultValue = "alice")
+    @Option(names = "--db-password", defaultValue = "alice", description = "Password for --db.")
     String dbPassword;
 
     @Option(names = "--sandbox", defaultValue = "local", description = "local (bubblewrap) or kubernetes (the current kubeconfig).")
@@ -68,14 +68,18 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--heldout", defaultValue = "16", description = "Held-out tasks generated on the first run.")
     int heldout;
 
-    @Option(names = "--seed", defaultValue = "1")
+    @Option(names = "--seed", defaultValue = "1", description = "Seed of the generated task suite (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--group-size", defaultValue = "4")
+    @Option(names = "--group-size", defaultValue = "4", description = "Rollouts per task in a GRPO group (default: ${DEFAULT-VALUE}).")
     int groupSize;
 
-    @Option(names = "--batch-groups", defaultValue = "2")
+    @Option(names = "--batch-groups", defaultValue = "2", description = "Groups per trainer step (default: ${DEFAULT-VALUE}).")
     int batchGroups;
+
+    @Option(names = "--sync", description = "Synchronous scheduling (one batch per policy version, then wait for the checkpoint): the baseline"
+            + " the asynchronous default is measured against.")
+    boolean sync;
 
     @Option(names = "--warm-start-steps", defaultValue = "40", description = "Supervised steps on oracle trajectories before RL (first run only; 0: none).")
     int warmStartSteps;
@@ -120,7 +124,7 @@ public final class TrainCommand implements Callable<Integer> {
             infra.start(kafka, db, dbUser, dbPassword);
             Files.writeString(state.resolve("infra.json"), EventCodec.mapper().createObjectNode().put("jdbcUrl", infra.jdbcUrl).put("user", infra.user)
                     .put("password", infra.password).put("kafka", infra.bootstrap).toString());
-            var services = new Services(root, state, infra, sandbox, groupSize, batchGroups);
+            var services = new Services(root, state, infra, sandbox, groupSize, batchGroups, sync);
             var onCtrlC = new Thread(() -> {
                 try {
                     services.close();
