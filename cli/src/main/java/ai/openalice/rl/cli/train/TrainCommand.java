@@ -115,6 +115,11 @@ public final class TrainCommand implements Callable<Integer> {
             }
         }
         Files.createDirectories(state);
+        String unreachable = sandbox.equals("local") ? unreachableBySandboxes(state) : null;
+        if (unreachable != null) {
+            err.println(unreachable);
+            return 2;
+        }
         Path suite = state.resolve("suite");
         if (!Files.exists(suite.resolve("train.jsonl"))) {
             var w = TinySwe.generate(suite, tasks, heldout, seed);
@@ -205,6 +210,18 @@ public final class TrainCommand implements Callable<Integer> {
             }
         }
         return false;
+    }
+
+    /** The local sandboxes run as unprivileged uids: every folder above their roots (in the state folder) must be o+x. */
+    static String unreachableBySandboxes(Path state) throws java.io.IOException {
+        for (Path d = state.toRealPath(); d != null; d = d.getParent()) {
+            var perms = Files.getPosixFilePermissions(d);
+            if (!perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
+                return "the state folder " + state + " is not reachable by the sandboxes' unprivileged users: " + d + " has mode "
+                        + java.nio.file.attribute.PosixFilePermissions.toString(perms) + " (needs o+x: chmod o+x " + d + ", or choose another --state)";
+            }
+        }
+        return null;
     }
 
     private static boolean onPath(String exe) {
