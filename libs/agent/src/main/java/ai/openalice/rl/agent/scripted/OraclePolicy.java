@@ -19,21 +19,43 @@ import java.util.List;
  */
 public final class OraclePolicy implements Policy {
     private final List<String> turns;
+    private final List<Boolean> fixes;
     private final Tokenizer tokenizer;
     private int next;
 
     public OraclePolicy(String goldPatch, Tokenizer tokenizer, ToolCallFormat format) {
         this.tokenizer = tokenizer;
         this.turns = new ArrayList<>();
+        this.fixes = new ArrayList<>();
         for (Call c : calls(goldPatch)) {
             turns.add("think: apply the fix\n" + format.render(c.tool, c.args));
+            fixes.add(true);
         }
         turns.add("think: done\n" + format.render("submit", JsonNodeFactory.instance.objectNode()));
+        fixes.add(false);
     }
 
-    private OraclePolicy(List<String> turns, Tokenizer tokenizer) {
+    private OraclePolicy(List<String> turns, List<Boolean> fixes, Tokenizer tokenizer) {
         this.turns = List.copyOf(turns);
+        this.fixes = List.copyOf(fixes);
         this.tokenizer = tokenizer;
+    }
+
+    /**
+     * The same episode without the turns that change the code: it looks, runs the tests and submits
+     * the bug unfixed. A controlled failure, for a partly successful scripted policy (benchmarks of
+     * the loop without a competent model).
+     */
+    public OraclePolicy withoutFix() {
+        var keptTurns = new ArrayList<String>();
+        var keptFixes = new ArrayList<Boolean>();
+        for (int i = 0; i < turns.size(); i++) {
+            if (!fixes.get(i)) {
+                keptTurns.add(turns.get(i));
+                keptFixes.add(false);
+            }
+        }
+        return new OraclePolicy(keptTurns, keptFixes, tokenizer);
     }
 
     /**
@@ -45,6 +67,7 @@ public final class OraclePolicy implements Policy {
             throw new IllegalArgumentException("an oracle trajectory is a non-empty array of {tool, args}");
         }
         var turns = new ArrayList<String>();
+        var fixes = new ArrayList<Boolean>();
         for (var step : trajectory) {
             String tool = step.path("tool").asText("");
             if (tool.isEmpty() || !step.path("args").isObject()) {
@@ -56,8 +79,9 @@ public final class OraclePolicy implements Policy {
                 default -> step.path("args").path("command").asText("").equals("view") ? "look at the code" : "fix the bug";
             };
             turns.add("think: " + why + "\n" + format.render(tool, (ObjectNode) step.get("args")));
+            fixes.add(why.equals("fix the bug"));
         }
-        return new OraclePolicy(turns, tokenizer);
+        return new OraclePolicy(turns, fixes, tokenizer);
     }
 
     private record Call(String tool, ObjectNode args) {}

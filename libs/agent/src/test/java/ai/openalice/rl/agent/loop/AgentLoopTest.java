@@ -92,6 +92,12 @@ class AgentLoopTest {
         assertTrue(e.trajectory().turns().getFirst().observation().contains("return a - b"), "the view shows the bug");
         assertTrue(e.trajectory().turns().getFirst().completionTokenIds().size() > 0);
         assertEquals(VerificationStatus.RESOLVED, new Harness(provider, VerifierOptions.defaults()).verify(task, e.patch()).status(), e.patch());
+
+        Episode unfixed = run(OraclePolicy.replaying(steps, TOK, format).withoutFix(), format, LoopConfig.defaults(10, 8192));
+        assertEquals(Termination.SUBMITTED, unfixed.termination());
+        assertEquals(4, unfixed.trajectory().turns().size(), "view, test, test, submit: the str_replace is left out");
+        assertEquals("", unfixed.patch().strip());
+        assertEquals(VerificationStatus.UNRESOLVED, new Harness(provider, VerifierOptions.defaults()).verify(task, unfixed.patch()).status());
     }
 
     @Test

@@ -87,6 +87,13 @@ public interface RunnerConfig {
     @WithDefault("http://127.0.0.1:8084")
     String rubricUrl();
 
+    /**
+     * runner.policy=oracle: the chance that an episode leaves out the fix and submits the bug (a partly
+     * successful scripted policy, for benchmarks of the loop; 0: always the full oracle).
+     */
+    @WithDefault("0")
+    double oracleFailureProbability();
+
     /** runner.policy=random: the chance of submitting at each turn (load tests and end-to-end checks). */
     @WithDefault("0.1")
     double randomSubmitProbability();

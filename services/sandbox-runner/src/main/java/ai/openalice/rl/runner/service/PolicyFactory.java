@@ -56,7 +56,10 @@ final class PolicyFactory {
                     throw new PolicyException("the oracle has no gold patch for task " + taskId + " in " + config.oracleTasks().orElseThrow());
                 }
                 var trajectory = oracleTrajectories.get(taskId);
-                yield trajectory != null ? OraclePolicy.replaying(trajectory, tokenizer, format) : new OraclePolicy(patch, tokenizer, format);
+                var oracle = trajectory != null ? OraclePolicy.replaying(trajectory, tokenizer, format) : new OraclePolicy(patch, tokenizer, format);
+                boolean fail = new java.util.Random(rolloutId.getMostSignificantBits() ^ rolloutId.getLeastSignificantBits()).nextDouble()
+                        < config.oracleFailureProbability();
+                yield fail ? oracle.withoutFix() : oracle;
             }
             case "random" -> new RandomPolicy(rolloutId.getLeastSignificantBits(), tokenizer, config.randomSubmitProbability());
             default -> throw new IllegalStateException("runner.policy '" + config.policy() + "' is not one of http, oracle, random");
