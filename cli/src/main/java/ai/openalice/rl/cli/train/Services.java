@@ -20,14 +20,16 @@ final class Services implements AutoCloseable {
     private final int groupSize;
     private final int batchGroups;
     private final boolean sync;
+    private final Double oracleRl;
     private final Supervisor supervisor;
 
-    Services(Path root, Path state, Infra infra, String sandbox, int groupSize, int batchGroups, boolean sync) {
+    Services(Path root, Path state, Infra infra, String sandbox, int groupSize, int batchGroups, boolean sync, Double oracleRl) {
         this.state = state;
         this.sandbox = sandbox;
         this.groupSize = groupSize;
         this.batchGroups = batchGroups;
         this.sync = sync;
+        this.oracleRl = oracleRl;
         var common = infra.serviceSettings();
         common.addAll(List.of("-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1",
                 "-DDJL_CACHE_DIR=" + state.resolve("djl")));
@@ -43,7 +45,7 @@ final class Services implements AutoCloseable {
         supervisor.start("trainer", trainer(warmStart ? "sft" : "rl"));
         supervisor.start("rubric-prm", List.of());
         supervisor.start("verifier", List.of("-Dverifier.sandbox-root=" + state.resolve("sandboxes/verifier")));
-        supervisor.start("sandbox-runner", runner(warmStart));
+        supervisor.start("sandbox-runner", runner(warmStart, warmStart ? null : oracleRl));
         // asynchronous: two batches in flight while the trainer works on a third; synchronous: one batch per checkpoint
         supervisor.start("task-dispatcher", List.of("-Ddispatcher.group-size=" + groupSize,
                 "-Ddispatcher.max-in-flight=" + groupSize * batchGroups * (sync ? 1 : 2), "-Ddispatcher.sync=" + sync,
@@ -54,7 +56,7 @@ final class Services implements AutoCloseable {
     /** After the warm start: the trainer resumes its checkpoints in RL mode, the runner asks the model. */
     void switchToRl() throws Exception {
         supervisor.start("trainer", trainer("rl"));
-        supervisor.start("sandbox-runner", runner(false));
+        supervisor.start("sandbox-runner", runner(false, oracleRl));
         supervisor.awaitReady(Duration.ofMinutes(5));
     }
 
@@ -65,12 +67,17 @@ final class Services implements AutoCloseable {
                 "-Dtrainer.group-deadline=PT15M");
     }
 
-    private List<String> runner(boolean oracle) {
+    /** With {@code oracle}, the runner replays the oracle; {@code failure} (null: none) is then its chance of leaving out the fix. */
+    private List<String> runner(boolean oracle, Double failure) {
+        if (failure != null) {
+            oracle = true;
+        }
         var s = new ArrayList<>(List.of("-Drunner.sandbox-backend=" + sandbox, "-Drunner.sandbox-root=" + state.resolve("sandboxes/runner"),
                 "-Drunner.artifact-dir=" + state.resolve("artifacts/trajectories"), "-Drunner.max-context-tokens=" + CONTEXT,
                 "-Drunner.id=train-runner", "-Drunner.inference-url=" + supervisor.uri("inference", "")));
         if (oracle) {
-            s.addAll(List.of("-Drunner.policy=oracle", "-Drunner.oracle-tasks=" + state.resolve("suite/train.jsonl")));
+            s.addAll(List.of("-Drunner.policy=oracle", "-Drunner.oracle-tasks=" + state.resolve("suite/train.jsonl"),
+                    "-Drunner.oracle-failure-probability=" + (failure == null ? 0 : failure)));
         }
         return s;
     }

@@ -81,6 +81,10 @@ public final class TrainCommand implements Callable<Integer> {
             + " the asynchronous default is measured against.")
     boolean sync;
 
+    @Option(names = "--oracle-rl", paramLabel = "P", description = "RL on the scripted oracle instead of the model, leaving out the fix with"
+            + " probability P (measures the loop's throughput without a competent model; not training anything useful).")
+    Double oracleRl;
+
     @Option(names = "--warm-start-steps", defaultValue = "40", description = "Supervised steps on oracle trajectories before RL (first run only; 0: none).")
     int warmStartSteps;
 
@@ -99,6 +103,14 @@ public final class TrainCommand implements Callable<Integer> {
         if (!sandbox.equals("local") && !sandbox.equals("kubernetes")) {
             err.println("--sandbox must be local or kubernetes, got '" + sandbox + "'");
             return 2;
+        }
+        if (oracleRl != null && !(oracleRl >= 0 && oracleRl <= 1)) {
+            err.println("--oracle-rl is a probability in [0, 1], got " + oracleRl);
+            return 2;
+        }
+        if (oracleRl != null && probeEvery > 0) {
+            out.println("[train] --oracle-rl: no held-out probes (the oracle knows only the training tasks)");
+            probeEvery = 0;
         }
         if (sandbox.equals("local") && !onPath("bwrap")) {
             err.println("bubblewrap (bwrap) is missing: install it with `apt-get install bubblewrap` (as root) — or `dev/stack install` — or use --sandbox kubernetes");
@@ -129,7 +141,7 @@ public final class TrainCommand implements Callable<Integer> {
             infra.start(kafka, db, dbUser, dbPassword);
             Files.writeString(state.resolve("infra.json"), EventCodec.mapper().createObjectNode().put("jdbcUrl", infra.jdbcUrl).put("user", infra.user)
                     .put("password", infra.password).put("kafka", infra.bootstrap).toString());
-            var services = new Services(root, state, infra, sandbox, groupSize, batchGroups, sync);
+            var services = new Services(root, state, infra, sandbox, groupSize, batchGroups, sync, oracleRl);
             var onCtrlC = new Thread(() -> {
                 try {
                     services.close();
