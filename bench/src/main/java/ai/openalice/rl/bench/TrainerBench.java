@@ -35,42 +35,49 @@ final class TrainerBench {
         int steps = args.length > 1 ? Integer.parseInt(args[1]) : 10;
         System.setProperty("ai.djl.pytorch.num_threads", "1");
         System.setProperty("ai.djl.pytorch.num_interop_threads", "1");
-        var config = new GptConfig(264, 256, 2, 4, 128);
-        int rows = 16;
+        // second argument: the context length; 4096 is `./alice-rl train`'s model, trained in micro-batches of 2
+        int context = args.length > 2 ? Integer.parseInt(args[2]) : 256;
+        var config = new GptConfig(264, context, 2, 4, 128);
+        int rows = context >= 2048 ? 4 : 16;
+        int micro = context >= 2048 ? 2 : 8;
+        int prompt = context * 24 / 256;
+        int completionLength = context * 40 / 256;
         var rnd = new Random(7);
         var samples = new ArrayList<Sample>();
         for (int i = 0; i < rows; i++) {
             var turns = new ArrayList<Turn>();
-            for (int t = 0; t < 4; t++) { // 4 turns: 24 prompt/observation tokens + 40 completion tokens each = 256
-                var prompt = new ArrayList<Integer>();
+            for (int t = 0; t < 4; t++) { // 4 turns of 24/256 prompt/observation and 40/256 completion tokens each fill the context
+                var promptTokens = new ArrayList<Integer>();
                 var completion = new ArrayList<Integer>();
-                for (int k = 0; k < 24; k++) {
-                    prompt.add(rnd.nextInt(256));
+                for (int k = 0; k < prompt; k++) {
+                    promptTokens.add(rnd.nextInt(256));
                 }
-                for (int k = 0; k < 40; k++) {
+                for (int k = 0; k < completionLength; k++) {
                     completion.add(rnd.nextInt(256));
                 }
-                turns.add(new Turn(t, prompt, completion, Collections.nCopies(40, -5.0), 0, new Action("bash", null, null), "", 0, 0));
+                turns.add(new Turn(t, promptTokens, completion, Collections.nCopies(completionLength, -5.0), 0, new Action("bash", null, null), "", 0,
+                        0));
             }
             samples.add(new Sample(UUID.randomUUID(), turns, i % 2 == 0 ? 0.5 : -0.5));
         }
         var built = SequenceBatch.of(samples, config.contextLength(), Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, config.contextLength());
         var batch = built.batch();
-        System.out.printf("trainer: GPT %,d parameters (2 layers, width 128, context 256), batch %d x %d, %,d completion tokens per step, 1 thread%n",
-                config.parameterCount(), batch.rows(), batch.width(), batch.completionTokens());
+        System.out.printf("trainer: GPT %,d parameters (2 layers, width 128, context %d), batch %d x %d in micro-batches of %d, %,d completion tokens per step,"
+                + " 1 thread, GLIBC_TUNABLES=%s%n", config.parameterCount(), context, batch.rows(), batch.width(), micro, batch.completionTokens(),
+                System.getenv().getOrDefault("GLIBC_TUNABLES", "-"));
 
-        var settings = new Learner.Settings(PolicyLossConfig.grpoPlusPlus(config.contextLength()), LrSchedule.constant(1e-4, 0), 1, 1, 8, 1f);
+        var settings = new Learner.Settings(PolicyLossConfig.grpoPlusPlus(config.contextLength()), LrSchedule.constant(1e-4, 0), 1, 1, micro, 1f);
         // interleaved rounds, best of each: JIT, allocator and CPU-frequency effects hit both alike
         double learnerMs = Double.MAX_VALUE;
         double bareMs = Double.MAX_VALUE;
         try (var learner = new Learner(Gpt.initialise(config, 1), AdamW.defaults(), settings); Gpt gpt = Gpt.initialise(config, 1)) {
             var opt = AdamW.defaults();
             learner.rl(batch);
-            bare(gpt, opt, batch);
+            bare(gpt, opt, batch, micro);
             for (int round = 0; round < 4; round++) {
                 long t0 = System.nanoTime();
                 for (int i = 0; i < steps; i++) {
-                    bare(gpt, opt, batch);
+                    bare(gpt, opt, batch, micro);
                 }
                 bareMs = Math.min(bareMs, (System.nanoTime() - t0) / 1e6 / steps);
                 t0 = System.nanoTime();
@@ -86,15 +93,15 @@ final class TrainerBench {
         System.out.printf("  ratio trainer / baseline throughput    : %8.2fx (target >= 0.9)%n", bareMs / learnerMs);
     }
 
-    /** The least a learner does: the same micro-batches of 8 rows, log-likelihood of the masked targets, backward, AdamW. */
-    private static void bare(Gpt gpt, AdamW opt, SequenceBatch b) {
+    /** The least a learner does: the same micro-batches, log-likelihood of the masked targets, backward, AdamW. */
+    private static void bare(Gpt gpt, AdamW opt, SequenceBatch b, int micro) {
         ai.djl.pytorch.jni.JniUtils.setGradMode(false);
-        for (int r0 = 0; r0 < b.rows(); r0 += 8) {
+        for (int r0 = 0; r0 < b.rows(); r0 += micro) {
             try (NDScope scope = new NDScope(); var sub = gpt.manager().newSubManager()) {
                 scope.suppressNotUsedWarning();
-                var shape = new Shape(8, b.width());
+                var shape = new Shape(micro, b.width());
                 int from = r0 * b.width();
-                int to = (r0 + 8) * b.width();
+                int to = (r0 + micro) * b.width();
                 try (var gc = Engine.getInstance().newGradientCollector()) {
                     var logp = gpt.tokenLogprobs(sub.create(java.util.Arrays.copyOfRange(b.inputs(), from, to), shape),
                             sub.create(java.util.Arrays.copyOfRange(b.targets(), from, to), shape), 1f);
