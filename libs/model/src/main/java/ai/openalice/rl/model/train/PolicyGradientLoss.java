@@ -1,9 +1,9 @@
 package ai.openalice.rl.model.train;
 
 import ai.djl.ndarray.NDArray;
-import ai.openalice.rl.model.Scalars;
 import ai.djl.ndarray.NDArrays;
 import ai.openalice.rl.core.loss.PolicyLossConfig;
+import ai.openalice.rl.model.Scalars;
 
 /**
  * rl-core's policy loss ({@code ai.openalice.rl.core.loss.PolicyLoss}) in NDArray ops, so that its
