@@ -11,6 +11,9 @@ import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.testkit.TestStack;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -114,5 +117,19 @@ final class DispatcherFixture {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Empties the dispatcher's tables and puts the scheduler back at policy v0, round 0 (each test starts from nothing). */
+    static void reset(Pool pool) {
+        pool.query("""
+                TRUNCATE dispatcher.rollouts, dispatcher.groups, dispatcher.evals, dispatcher.task_state, dispatcher.tasks, dispatcher.sources,
+                         dispatcher.solve_history, dispatcher.staleness;
+                UPDATE dispatcher.scheduler SET policy_version = 0, round = 0""").execute().await().atMost(Duration.ofSeconds(45));
+    }
+
+    static List<Row> rows(Pool pool, String sql, Object... args) {
+        var out = new ArrayList<Row>();
+        pool.preparedQuery(sql).execute(Tuple.from(args)).await().atMost(Duration.ofSeconds(45)).forEach(out::add);
+        return out;
     }
 }

@@ -78,10 +78,7 @@ class DispatcherServiceTest {
 
     @BeforeEach
     void clean() {
-        pool.query("""
-                TRUNCATE dispatcher.rollouts, dispatcher.groups, dispatcher.evals, dispatcher.task_state, dispatcher.tasks, dispatcher.sources,
-                         dispatcher.solve_history, dispatcher.staleness;
-                UPDATE dispatcher.scheduler SET policy_version = 0, round = 0""").execute().await().atMost(WAIT);
+        DispatcherFixture.reset(pool);
     }
 
     URI uri(String path) {
@@ -89,9 +86,7 @@ class DispatcherServiceTest {
     }
 
     List<Row> rows(String sql, Object... args) {
-        var out = new ArrayList<Row>();
-        pool.preparedQuery(sql).execute(Tuple.from(args)).await().atMost(WAIT).forEach(out::add);
-        return out;
+        return DispatcherFixture.rows(pool, sql, args);
     }
 
     long count(String sql, Object... args) {

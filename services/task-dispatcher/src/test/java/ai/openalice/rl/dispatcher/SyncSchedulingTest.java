@@ -15,12 +15,9 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
-import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.URL;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -35,8 +32,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @TestProfile(SyncSchedulingTest.Sync.class)
 class SyncSchedulingTest {
-    static final Duration WAIT = Duration.ofSeconds(45);
-
     public static class Sync implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
@@ -60,9 +55,7 @@ class SyncSchedulingTest {
     Pool pool;
 
     List<Row> rows(String sql, Object... args) {
-        var out = new ArrayList<Row>();
-        pool.preparedQuery(sql).execute(Tuple.from(args)).await().atMost(WAIT).forEach(out::add);
-        return out;
+        return DispatcherFixture.rows(pool, sql, args);
     }
 
     /** Scores every member of {@code group}: member 0 with {@code first}, the others with 0. */
@@ -80,10 +73,7 @@ class SyncSchedulingTest {
 
     @Test
     void theNextBatchWaitsForTheCheckpointAndUselessGroupsAreReplaced() throws Exception {
-        pool.query("""
-                TRUNCATE dispatcher.rollouts, dispatcher.groups, dispatcher.evals, dispatcher.task_state, dispatcher.tasks, dispatcher.sources,
-                         dispatcher.solve_history, dispatcher.staleness;
-                UPDATE dispatcher.scheduler SET policy_version = 0, round = 0""").execute().await().atMost(WAIT);
+        DispatcherFixture.reset(pool);
         for (String id : List.of("sync-a", "sync-b", "sync-c")) {
             assertEquals(200, http(URI.create(base.toString()).resolve("/tasks?source=s"), "POST", task(id, "train", null).toString()).status());
         }
