@@ -226,14 +226,14 @@ public final class TrainCommand implements Callable<Integer> {
 
     /** The local sandboxes run as unprivileged uids: every folder above their roots (in the state folder) must be o+x. */
     static String unreachableBySandboxes(Path state) throws java.io.IOException {
-        for (Path d = state.toRealPath(); d != null; d = d.getParent()) {
-            var perms = Files.getPosixFilePermissions(d);
-            if (!perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
-                return "the state folder " + state + " is not reachable by the sandboxes' unprivileged users: " + d + " has mode "
-                        + java.nio.file.attribute.PosixFilePermissions.toString(perms) + " (needs o+x: chmod o+x " + d + ", or choose another --state)";
-            }
+        var blocked = ai.openalice.rl.sandbox.local.LocalSandboxProvider.untraversable(state);
+        if (blocked.isEmpty()) {
+            return null;
         }
-        return null;
+        Path d = blocked.get();
+        return "the state folder " + state + " is not reachable by the sandboxes' unprivileged users: " + d + " has mode "
+                + java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(d)) + " (needs o+x: chmod o+x " + d
+                + ", or choose another --state)";
     }
 
     private static boolean onPath(String exe) {

@@ -189,13 +189,22 @@ public final class LocalSandboxProvider implements SandboxProvider {
     }
 
     private static void requireTraversable(Path dir) throws IOException {
+        var blocked = untraversable(dir);
+        if (blocked.isPresent()) {
+            Path d = blocked.get();
+            throw new SandboxException(SandboxException.Reason.START_FAILED, "sandbox root " + dir + " is not reachable by sandbox uids: "
+                    + d + " has mode " + java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(d)) + " (needs o+x)");
+        }
+    }
+
+    /** The first folder from {@code dir} up to / that the sandboxes' unprivileged uids cannot traverse (no o+x), if any. */
+    public static java.util.Optional<Path> untraversable(Path dir) throws IOException {
         for (Path d = dir.toRealPath(); d != null; d = d.getParent()) {
-            var perms = Files.getPosixFilePermissions(d);
-            if (!perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
-                throw new SandboxException(SandboxException.Reason.START_FAILED, "sandbox root " + dir + " is not reachable by sandbox uids: "
-                        + d + " has mode " + java.nio.file.attribute.PosixFilePermissions.toString(perms) + " (needs o+x)");
+            if (!Files.getPosixFilePermissions(d).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
+                return java.util.Optional.of(d);
             }
         }
+        return java.util.Optional.empty();
     }
 
     private static void requireTool(String tool, String how) {
