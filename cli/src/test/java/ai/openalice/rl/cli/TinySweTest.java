@@ -80,6 +80,24 @@ class TinySweTest {
         }
     }
 
+    @Test
+    void theOraclesFixNamesOneLineOfTheModule() throws Exception {
+        // seed 1 with 256 tasks drew a wrong-index bug ("return items[0]") next to the neighbour first(), whose body is the same line
+        TinySwe.generate(dir, 256, 16, 1);
+        var mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        for (String file : List.of("train.jsonl", "heldout.jsonl")) {
+            for (String line : Files.readAllLines(dir.resolve(file))) {
+                var t = mapper.readTree(line);
+                var fix = t.get("oracle_trajectory").get(1).get("args");
+                assertEquals("str_replace", fix.get("command").asText());
+                String module = Files.readString(dir.resolve(t.at("/workspace/path").asText()).resolve(fix.get("path").asText()));
+                String old = fix.get("old_str").asText();
+                assertEquals(module.indexOf(old), module.lastIndexOf(old), t.get("instance_id").asText() + ": '" + old + "' occurs more than once");
+                assertTrue(module.contains(old), t.get("instance_id").asText());
+            }
+        }
+    }
+
     static List<Task> valid(Path file) {
         return TaskReader.read(file).stream().map(l -> switch (l) {
             case TaskReader.Line.Valid v -> v.task();

@@ -15,8 +15,8 @@ import java.util.Set;
  * The bundled task suite: small Python packages, each with one seeded bug from a {@link BugFamily},
  * an issue-style problem statement (the call, what came back, what was expected — never the fix),
  * hidden unittest tests (FAIL_TO_PASS on the buggy function, PASS_TO_PASS on its healthy
- * neighbours), the gold patch and an oracle trajectory (look, run the tests, fix, run them again,
- * submit). The training split draws from {@code seed}, the held-out split from another stream, and
+ * neighbours), the gold patch and an oracle trajectory (look, fix, run the tests, submit). The
+ * training split draws from {@code seed}, the held-out split from another stream, and
  * {@link #HELD_OUT_FAMILIES} appear only in the held-out split, to measure generalisation.
  */
 public final class TinySwe {
@@ -54,7 +54,7 @@ public final class TinySwe {
         String pkg = BugFamily.pick(r, PACKAGES);
         String module = BugFamily.pick(r, MODULES);
         BugFamily.Instance bug = family.make().apply(r);
-        var neighbours = neighbours(r, bug.name());
+        var neighbours = neighbours(r, bug);
         String fixed = moduleSource(pkg, module, bug, neighbours, false);
         String buggy = moduleSource(pkg, module, bug, neighbours, true);
         Path repo = root.resolve("repos").resolve(id);
@@ -107,11 +107,14 @@ public final class TinySwe {
         return t;
     }
 
-    /** Look at the module, run the tests, make the one-line fix, run the tests again, submit. */
+    /**
+     * Look at the module, make the one-line fix, run the tests, submit. No test run before the fix:
+     * the visible tests cover only the healthy neighbours, so it would show nothing the statement
+     * does not, and every byte of context costs the CPU-sized model attention time.
+     */
     static ArrayNode oracle(String modulePath, String buggy, BugFamily.Instance bug) {
         var a = JSON.createArrayNode();
         a.addObject().put("tool", "file_editor").putObject("args").put("command", "view").put("path", modulePath);
-        a.addObject().put("tool", "bash").putObject("args").put("command", "python3 -m unittest");
         String indent = "    ";
         a.addObject().put("tool", "file_editor").putObject("args").put("command", "str_replace").put("path", modulePath)
                 .put("old_str", indent + bug.buggyLine()).put("new_str", indent + bug.body().get(bug.bugLine()));
@@ -122,7 +125,12 @@ public final class TinySwe {
 
     record Neighbour(String name, String params, String body, String args, String expected) {}
 
-    static List<Neighbour> neighbours(Random r, String avoid) {
+    /**
+     * Two healthy neighbours of the buggy function. None may share its name, or contain its buggy or
+     * fixed line: the fix's {@code old_str} must occur once in the module (a {@code first} neighbour
+     * next to a wrong-index {@code return items[0]} made str_replace refuse the oracle's fix).
+     */
+    static List<Neighbour> neighbours(Random r, BugFamily.Instance bug) {
         var pool = new ArrayList<>(List.of(
                 new Neighbour("double", "x", "return x * 2", "21", "42"),
                 new Neighbour("negate", "x", "return -x", "5", "-5"),
@@ -130,7 +138,8 @@ public final class TinySwe {
                 new Neighbour("is_positive", "x", "return x > 0", "3", "True"),
                 new Neighbour("first", "items", "return items[0]", "[7, 8, 9]", "7"),
                 new Neighbour("square", "x", "return x * x", "9", "81")));
-        pool.removeIf(n -> n.name().equals(avoid));
+        String fixedLine = bug.body().get(bug.bugLine()).strip();
+        pool.removeIf(n -> n.name().equals(bug.name()) || n.body().equals(bug.buggyLine().strip()) || n.body().equals(fixedLine));
         java.util.Collections.shuffle(pool, r);
         return List.copyOf(pool.subList(0, 2));
     }

@@ -9,11 +9,14 @@ import java.util.List;
  * The six services with the settings of the main job: a small GPT trained on this machine's CPU
  * (2 layers, width 128, 4,096-token byte context), groups of {@code groupSize}, a checkpoint per
  * step; during the warm start the runner replays oracle trajectories and the trainer imitates the
- * solved ones, then both restart for RL (the runner asks the inference service).
+ * solved ones, then the trainer, the runner (now asking the inference service) and the dispatcher
+ * restart for RL.
  */
 final class Services implements AutoCloseable {
     static final List<String> ALL = List.of("inference", "trainer", "rubric-prm", "verifier", "sandbox-runner", "task-dispatcher");
     static final int CONTEXT = 4096;
+    /** Distinct oracle trajectories per warm-start step (fewer when the suite is smaller). */
+    static final int SFT_TASKS_PER_STEP = 8;
 
     private final Path state;
     private final String sandbox;
@@ -21,9 +24,14 @@ final class Services implements AutoCloseable {
     private final int batchGroups;
     private final boolean sync;
     private final Double oracleRl;
+    private final int sftBatch;
+    private final double temperature;
     private final Supervisor supervisor;
 
-    Services(Path root, Path state, Infra infra, String sandbox, int groupSize, int batchGroups, boolean sync, Double oracleRl) {
+    Services(Path root, Path state, Infra infra, String sandbox, int groupSize, int batchGroups, boolean sync, Double oracleRl, int trainingTasks,
+            double temperature) {
+        this.temperature = temperature;
+        this.sftBatch = Math.max(1, Math.min(SFT_TASKS_PER_STEP, trainingTasks));
         this.state = state;
         this.sandbox = sandbox;
         this.groupSize = groupSize;
@@ -46,24 +54,37 @@ final class Services implements AutoCloseable {
         supervisor.start("rubric-prm", List.of());
         supervisor.start("verifier", List.of("-Dverifier.sandbox-root=" + state.resolve("sandboxes/verifier")));
         supervisor.start("sandbox-runner", runner(warmStart, warmStart ? null : oracleRl));
-        // asynchronous: two batches in flight while the trainer works on a third; synchronous: one batch per checkpoint
-        supervisor.start("task-dispatcher", List.of("-Ddispatcher.group-size=" + groupSize,
-                "-Ddispatcher.max-in-flight=" + groupSize * batchGroups * (sync ? 1 : 2), "-Ddispatcher.sync=" + sync,
-                "-Ddispatcher.sampling.max-tokens-per-turn=256", "-Ddispatcher.max-staleness=4"));
+        supervisor.start("task-dispatcher", dispatcher(warmStart));
         supervisor.awaitReady(Duration.ofMinutes(5));
     }
 
-    /** After the warm start: the trainer resumes its checkpoints in RL mode, the runner asks the model. */
+    /** After the warm start: the trainer resumes its checkpoints in RL mode, the runner asks the model, the dispatcher makes groups of G. */
     void switchToRl() throws Exception {
         supervisor.start("trainer", trainer("rl"));
         supervisor.start("sandbox-runner", runner(false, oracleRl));
+        supervisor.start("task-dispatcher", dispatcher(false));
         supervisor.awaitReady(Duration.ofMinutes(5));
     }
 
+    /**
+     * Asynchronous: two batches in flight while the trainer works on a third; synchronous: one batch
+     * per checkpoint. The warm start asks for groups of one — the oracle is deterministic, so G copies
+     * of its trajectory would teach no more than one — and {@link #SFT_TASKS_PER_STEP} of them per step.
+     */
+    private List<String> dispatcher(boolean warmStart) {
+        int g = warmStart ? 1 : groupSize;
+        int batch = warmStart ? sftBatch : batchGroups;
+        return List.of("-Ddispatcher.group-size=" + g, "-Ddispatcher.max-in-flight=" + g * batch * (sync ? 1 : 2), "-Ddispatcher.sync=" + sync,
+                "-Ddispatcher.sampling.max-tokens-per-turn=256", "-Ddispatcher.sampling.temperature=" + temperature, "-Ddispatcher.max-staleness=4");
+    }
+
     private List<String> trainer(String mode) {
-        return List.of("-Dtrainer.mode=" + mode, "-Dtrainer.artifact-dir=" + state.resolve("checkpoints"), "-Dtrainer.batch-groups=" + batchGroups,
+        int batch = mode.equals("sft") ? sftBatch : batchGroups;
+        return List.of("-Dtrainer.mode=" + mode, "-Dtrainer.artifact-dir=" + state.resolve("checkpoints"), "-Dtrainer.batch-groups=" + batch,
                 "-Dtrainer.model.context-length=" + CONTEXT, "-Dtrainer.model.layers=2", "-Dtrainer.model.heads=4", "-Dtrainer.model.width=128",
                 "-Dtrainer.optim.lr=" + (mode.equals("sft") ? "1e-3" : "2e-4"), "-Dtrainer.optim.micro-batch=2", "-Dtrainer.max-staleness=4",
+                // imitation fits the data at temperature 1, so that sampling below 1 sharpens what was learnt
+                "-Dtrainer.loss.temperature=" + (mode.equals("sft") ? 1.0 : temperature),
                 "-Dtrainer.group-deadline=PT15M");
     }
 

@@ -62,7 +62,7 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--sandbox", defaultValue = "local", description = "local (bubblewrap) or kubernetes (the current kubeconfig).")
     String sandbox;
 
-    @Option(names = "--tasks", defaultValue = "64", description = "Training tasks generated on the first run.")
+    @Option(names = "--tasks", defaultValue = "256", description = "Training tasks generated on the first run.")
     int tasks;
 
     @Option(names = "--heldout", defaultValue = "16", description = "Held-out tasks generated on the first run.")
@@ -85,6 +85,10 @@ public final class TrainCommand implements Callable<Integer> {
             + " probability P (measures the loop's throughput without a competent model; not training anything useful).")
     Double oracleRl;
 
+    @Option(names = "--temperature", defaultValue = "0.7", description = "Sampling temperature of RL rollouts and probes; the trainer"
+            + " compares log-probabilities under the same temperature (default: ${DEFAULT-VALUE}).")
+    double temperature;
+
     @Option(names = "--warm-start-steps", defaultValue = "40", description = "Supervised steps on oracle trajectories before RL (first run only; 0: none).")
     int warmStartSteps;
 
@@ -106,6 +110,10 @@ public final class TrainCommand implements Callable<Integer> {
         }
         if (oracleRl != null && !(oracleRl >= 0 && oracleRl <= 1)) {
             err.println("--oracle-rl is a probability in [0, 1], got " + oracleRl);
+            return 2;
+        }
+        if (!(temperature > 0 && temperature <= 2)) {
+            err.println("--temperature must be in (0, 2], got " + temperature);
             return 2;
         }
         if (oracleRl != null && probeEvery > 0) {
@@ -141,7 +149,7 @@ public final class TrainCommand implements Callable<Integer> {
             infra.start(kafka, db, dbUser, dbPassword);
             Files.writeString(state.resolve("infra.json"), EventCodec.mapper().createObjectNode().put("jdbcUrl", infra.jdbcUrl).put("user", infra.user)
                     .put("password", infra.password).put("kafka", infra.bootstrap).toString());
-            var services = new Services(root, state, infra, sandbox, groupSize, batchGroups, sync, oracleRl);
+            var services = new Services(root, state, infra, sandbox, groupSize, batchGroups, sync, oracleRl, tasks, temperature);
             var onCtrlC = new Thread(() -> {
                 try {
                     services.close();

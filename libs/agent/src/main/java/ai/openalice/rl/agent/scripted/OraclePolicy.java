@@ -60,7 +60,7 @@ public final class OraclePolicy implements Policy {
 
     /**
      * Replays a task's own oracle trajectory ({@code [{"tool": ..., "args": {...}}, ...]}, e.g.
-     * tiny-swe's: look, run the tests, fix, run them again, submit) instead of the bare patch.
+     * tiny-swe's: look, fix, run the tests, submit) instead of the bare patch.
      */
     public static OraclePolicy replaying(com.fasterxml.jackson.databind.JsonNode trajectory, Tokenizer tokenizer, ToolCallFormat format) {
         if (trajectory == null || !trajectory.isArray() || trajectory.isEmpty()) {
