@@ -11,14 +11,14 @@ import java.util.TreeMap;
 
 /**
  * The whole loop, asynchronous against synchronous: {@code ./alice-rl train} for the same number of
- * minutes of RL from the same fresh start (random weights, same suite and seed), once with the
- * default scheduling (two batches in flight while the trainer works) and once with {@code --sync}
- * (one batch per policy version, then wait for the checkpoint). The episodes are the scripted
- * oracle's, leaving out the fix half of the time ({@code --oracle-rl 0.5}): a policy that solves
- * nothing gives only all-failed groups, which the trainer drops, so it would never take a step;
- * the model of a CPU-sized warm start is such a policy. From each run's
- * {@code metrics.jsonl} (RL phase only): rollouts scored per hour, and the trainer's utilisation —
- * the compute time of the steps taken ÷ the wall time.
+ * minutes of RL from the same start (same suite and seed), once with the default scheduling (two
+ * batches in flight while the trainer works) and once with {@code --sync} (one batch per policy
+ * version, then wait for the checkpoint). {@code loop M CHECKPOINT}: the model generates, starting
+ * from CHECKPOINT (a warm-started {@code checkpoints/vN} of another run) — the default
+ * configuration. {@code loop M}: the scripted oracle generates, leaving out the fix half of the
+ * time ({@code --oracle-rl 0.5}) — a fast generator, where the trainer is the bottleneck. From each
+ * run's {@code metrics.jsonl} (RL phase only): rollouts scored per hour, and the trainer's
+ * utilisation — the compute time of the steps taken ÷ the wall time.
  */
 final class LoopBench {
     private LoopBench() {}
@@ -27,6 +27,7 @@ final class LoopBench {
 
     static void run(String[] args) throws Exception {
         int minutes = args.length > 1 ? Integer.parseInt(args[1]) : 10;
+        Path checkpoint = args.length > 2 ? Path.of(args[2]).toAbsolutePath() : null;
         Path root = Path.of(System.getProperty("alice.root", ".")).toAbsolutePath().normalize();
         if (!Files.isExecutable(root.resolve("alice-rl"))) {
             throw new IllegalStateException("run from the repository (or pass -Dalice.root=...): no alice-rl in " + root);
@@ -34,9 +35,10 @@ final class LoopBench {
         // the local sandboxes run as unprivileged uids: their roots (in the state folders) must be reachable
         Path base = Files.createTempDirectory("alice-loop-bench", java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
                 java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x")));
-        System.out.printf("loop: %d minutes of RL per mode from random weights, state under %s%n", minutes, base);
-        Figures async = measure(root, base.resolve("async"), minutes, false);
-        Figures sync = measure(root, base.resolve("sync"), minutes, true);
+        System.out.printf("loop: %d minutes of RL per mode, %s, state under %s%n", minutes,
+                checkpoint == null ? "the oracle generating (--oracle-rl 0.5)" : "the model generating from " + checkpoint, base);
+        Figures async = measure(root, base.resolve("async"), minutes, false, checkpoint);
+        Figures sync = measure(root, base.resolve("sync"), minutes, true, checkpoint);
         print("asynchronous (default)", async);
         print("baseline: synchronous (--sync)", sync);
         System.out.printf("  ratio async / sync rollouts per hour : %.2fx (anchors report 1.5-2.8x)%n", async.rolloutsPerHour() / sync.rolloutsPerHour());
@@ -49,9 +51,10 @@ final class LoopBench {
                 100 * f.utilisation(), f.steps(), f.minutes());
     }
 
-    static Figures measure(Path root, Path state, int minutes, boolean sync) throws Exception {
+    static Figures measure(Path root, Path state, int minutes, boolean sync, Path checkpoint) throws Exception {
         var cmd = new ArrayList<>(List.of(root.resolve("alice-rl").toString(), "train", "--state", state.toString(), "--minutes",
-                Integer.toString(minutes), "--warm-start-steps", "0", "--tasks", "16", "--heldout", "4", "--probe-every", "0", "--oracle-rl", "0.5"));
+                Integer.toString(minutes), "--warm-start-steps", "0", "--tasks", "16", "--heldout", "4", "--probe-every", "0"));
+        cmd.addAll(checkpoint == null ? List.of("--oracle-rl", "0.5") : List.of("--init-checkpoint", checkpoint.toString()));
         if (sync) {
             cmd.add("--sync");
         }

@@ -26,11 +26,13 @@ final class Services implements AutoCloseable {
     private final Double oracleRl;
     private final int sftBatch;
     private final double temperature;
+    private final Path initCheckpoint;
     private final Supervisor supervisor;
 
     Services(Path root, Path state, Infra infra, String sandbox, int groupSize, int batchGroups, boolean sync, Double oracleRl, int trainingTasks,
-            double temperature) {
+            double temperature, Path initCheckpoint) {
         this.temperature = temperature;
+        this.initCheckpoint = initCheckpoint;
         this.sftBatch = Math.max(1, Math.min(SFT_TASKS_PER_STEP, trainingTasks));
         this.state = state;
         this.sandbox = sandbox;
@@ -67,25 +69,32 @@ final class Services implements AutoCloseable {
     }
 
     /**
-     * Asynchronous: two batches in flight while the trainer works on a third; synchronous: one batch
-     * per checkpoint. The warm start asks for groups of one — the oracle is deterministic, so G copies
-     * of its trajectory would teach no more than one — and {@link #SFT_TASKS_PER_STEP} of them per step.
+     * Asynchronous: two batches in flight while the trainer works on a third, and useful groups paced
+     * at most two versions ahead of the trainer; synchronous: one batch per checkpoint. The warm start
+     * asks for groups of one — the oracle is deterministic, so G copies of its trajectory would teach
+     * no more than one — and {@link #SFT_TASKS_PER_STEP} of them per step.
      */
     private List<String> dispatcher(boolean warmStart) {
         int g = warmStart ? 1 : groupSize;
         int batch = warmStart ? sftBatch : batchGroups;
         return List.of("-Ddispatcher.group-size=" + g, "-Ddispatcher.max-in-flight=" + g * batch * (sync ? 1 : 2), "-Ddispatcher.sync=" + sync,
+                "-Ddispatcher.pace.groups-per-version=" + batch, "-Ddispatcher.pace.versions-ahead=2",
                 "-Ddispatcher.sampling.max-tokens-per-turn=256", "-Ddispatcher.sampling.temperature=" + temperature, "-Ddispatcher.max-staleness=4");
     }
 
     private List<String> trainer(String mode) {
         int batch = mode.equals("sft") ? sftBatch : batchGroups;
-        return List.of("-Dtrainer.mode=" + mode, "-Dtrainer.artifact-dir=" + state.resolve("checkpoints"), "-Dtrainer.batch-groups=" + batch,
+        var s = new ArrayList<String>();
+        if (initCheckpoint != null) {
+            s.add("-Dtrainer.init-checkpoint=" + initCheckpoint);
+        }
+        s.addAll(List.of("-Dtrainer.mode=" + mode, "-Dtrainer.artifact-dir=" + state.resolve("checkpoints"), "-Dtrainer.batch-groups=" + batch,
                 "-Dtrainer.model.context-length=" + CONTEXT, "-Dtrainer.model.layers=2", "-Dtrainer.model.heads=4", "-Dtrainer.model.width=128",
                 "-Dtrainer.optim.lr=" + (mode.equals("sft") ? "1e-3" : "2e-4"), "-Dtrainer.optim.micro-batch=2", "-Dtrainer.max-staleness=4",
                 // imitation fits the data at temperature 1, so that sampling below 1 sharpens what was learnt
                 "-Dtrainer.loss.temperature=" + (mode.equals("sft") ? 1.0 : temperature),
-                "-Dtrainer.group-deadline=PT15M");
+                "-Dtrainer.group-deadline=PT15M"));
+        return s;
     }
 
     /** With {@code oracle}, the runner replays the oracle; {@code failure} (null: none) is then its chance of leaving out the fix. */

@@ -92,6 +92,10 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--warm-start-steps", defaultValue = "40", description = "Supervised steps on oracle trajectories before RL (first run only; 0: none).")
     int warmStartSteps;
 
+    @Option(names = "--init-checkpoint", paramLabel = "DIR", description = "Start RL from this checkpoint folder (e.g. another run's"
+            + " checkpoints/v250) instead of a warm start; used when the trainer has no checkpoint of its own yet.")
+    Path initCheckpoint;
+
     @Option(names = "--probe-every", defaultValue = "5", description = "Held-out pass@1 probe every N trainer steps.")
     int probeEvery;
 
@@ -111,6 +115,13 @@ public final class TrainCommand implements Callable<Integer> {
         if (oracleRl != null && !(oracleRl >= 0 && oracleRl <= 1)) {
             err.println("--oracle-rl is a probability in [0, 1], got " + oracleRl);
             return 2;
+        }
+        if (initCheckpoint != null && !Files.isRegularFile(initCheckpoint.resolve("manifest.json"))) {
+            err.println("--init-checkpoint " + initCheckpoint + " is not a checkpoint folder (no manifest.json in it)");
+            return 2;
+        }
+        if (initCheckpoint != null) {
+            warmStartSteps = 0;
         }
         if (!(temperature > 0 && temperature <= 2)) {
             err.println("--temperature must be in (0, 2], got " + temperature);
@@ -149,7 +160,8 @@ public final class TrainCommand implements Callable<Integer> {
             infra.start(kafka, db, dbUser, dbPassword);
             Files.writeString(state.resolve("infra.json"), EventCodec.mapper().createObjectNode().put("jdbcUrl", infra.jdbcUrl).put("user", infra.user)
                     .put("password", infra.password).put("kafka", infra.bootstrap).toString());
-            var services = new Services(root, state, infra, sandbox, groupSize, batchGroups, sync, oracleRl, tasks, temperature);
+            var services = new Services(root, state, infra, sandbox, groupSize, batchGroups, sync, oracleRl, tasks, temperature,
+                    initCheckpoint == null ? null : initCheckpoint.toAbsolutePath());
             var onCtrlC = new Thread(() -> {
                 try {
                     services.close();

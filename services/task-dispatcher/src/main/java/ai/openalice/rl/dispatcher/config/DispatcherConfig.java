@@ -55,6 +55,32 @@ public interface DispatcherConfig {
     @WithDefault("false")
     boolean sync();
 
+    /**
+     * Pacing of the asynchronous pipeline (staleness control as in AReaL): groups that can still
+     * teach the trainer are requested at most {@code versions-ahead} policy versions' worth ahead of
+     * it, so a generator faster than the trainer does not produce groups that go stale unused.
+     */
+    Pace pace();
+
+    /** See {@link #pace()}. */
+    interface Pace {
+        /** Training groups the trainer consumes per policy version (its batch-groups × checkpoint-every); 0: no pacing. */
+        @WithDefault("0")
+        int groupsPerVersion();
+
+        /** How many versions' worth of useful groups may be requested beyond what the trainer has consumed. */
+        @WithDefault("2")
+        int versionsAhead();
+
+        /**
+         * With the allowance used up, no training group in flight and no new version for this long,
+         * the pacer starts counting afresh (the trainer dropped groups it had counted as useful);
+         * also the pacer's memory is per process: a restart starts afresh.
+         */
+        @WithDefault("PT5M")
+        Duration stallAfter();
+    }
+
     /** What happens to a stale group still in flight: {@code drop} it, or {@code refresh} (drop and re-request the task at the current version). */
     @WithDefault("drop")
     String staleAction();

@@ -49,6 +49,9 @@ public class Scheduler {
     @Inject
     Progress progress;
 
+    @Inject
+    Pacer pacer;
+
     private final AtomicLong inFlight = new AtomicLong();
 
     @PostConstruct
@@ -85,7 +88,7 @@ public class Scheduler {
                 live += g.getInteger("size");
                 n++;
             }
-            long room = config.sync() ? syncRoom(sql) : Long.MAX_VALUE;
+            long room = pacer.room(sql);
             while (config.train() && live + config.groupSize() <= config.maxInFlight() && n < config.maxGroupsPerPass() && room-- > 0) {
                 if (!scheduleTraining(sql)) {
                     break;
@@ -99,17 +102,6 @@ public class Scheduler {
         metrics.counter("dispatcher_groups_requested_total").increment(requested);
         watchDeadlines();
         return requested;
-    }
-
-    /** Synchronous mode: training groups that may still be requested at the current policy version (see {@link DispatcherConfig#sync}). */
-    private long syncRoom(Sql sql) {
-        long useful = sql.one("""
-                SELECT count(*) AS n FROM dispatcher.groups g, dispatcher.scheduler s
-                 WHERE s.id = 1 AND g.mode = $1 AND g.policy_version = s.policy_version AND g.state <> 'dropped'
-                   AND NOT EXISTS (SELECT 1 FROM dispatcher.solve_history h
-                                    WHERE h.group_id = g.group_id AND (h.valid = 0 OR h.solved = 0 OR h.solved = h.valid))""",
-                RolloutRequested.Mode.TRAIN.wire()).orElseThrow().getLong("n");
-        return Math.max(0, config.maxInFlight() / config.groupSize() - useful);
     }
 
     private boolean scheduleTraining(Sql sql) {

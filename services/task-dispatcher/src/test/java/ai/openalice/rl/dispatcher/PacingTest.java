@@ -1,0 +1,104 @@
+package ai.openalice.rl.dispatcher;
+
+import static ai.openalice.rl.dispatcher.DispatcherFixture.await;
+import static ai.openalice.rl.dispatcher.DispatcherFixture.http;
+import static ai.openalice.rl.dispatcher.DispatcherFixture.reward;
+import static ai.openalice.rl.dispatcher.DispatcherFixture.send;
+import static ai.openalice.rl.dispatcher.DispatcherFixture.task;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import ai.openalice.rl.dispatcher.service.Pacer;
+import ai.openalice.rl.dispatcher.service.Scheduler;
+import ai.openalice.rl.events.CheckpointPublished;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.URL;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Paced asynchronous scheduling (G = 2, one group per policy version, two versions ahead, a cap of
+ * 8 in flight that never binds here) on the real broker and database.
+ */
+@QuarkusTest
+@TestProfile(PacingTest.Paced.class)
+class PacingTest {
+    public static class Paced implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("dispatcher.max-in-flight", "8", "dispatcher.pace.groups-per-version", "1", "dispatcher.pace.versions-ahead", "2",
+                    "dispatcher.pace.stall-after", "PT5M");
+        }
+    }
+
+    @ConfigProperty(name = "mp.messaging.incoming.rewards-scored.topic")
+    String scoredTopic;
+
+    @ConfigProperty(name = "mp.messaging.incoming.checkpoints-published.topic")
+    String checkpointsTopic;
+
+    @TestHTTPResource("/")
+    URL base;
+
+    @Inject
+    Scheduler scheduler;
+
+    @Inject
+    Pacer pacer;
+
+    @Inject
+    Pool pool;
+
+    List<Row> rows(String sql, Object... args) {
+        return DispatcherFixture.rows(pool, sql, args);
+    }
+
+    /** Scores every member of {@code group}: member 0 with {@code first}, the others with 0. */
+    void score(UUID group, int first) throws Exception {
+        for (Row r : rows("SELECT rollout_id, member_index FROM dispatcher.rollouts WHERE group_id = $1", group)) {
+            send(scoredTopic, reward("t", group, r.getUUID("rollout_id"), r.getInteger("member_index") == 0 ? first : 0, 0.5));
+        }
+        await("group " + group + " finished", () -> rows("SELECT state FROM dispatcher.groups WHERE group_id = $1", group).getFirst()
+                .getString("state").equals("finished"));
+    }
+
+    List<UUID> groupsAt(long version) {
+        return rows("SELECT group_id FROM dispatcher.groups WHERE policy_version = $1 ORDER BY round", version).stream().map(r -> r.getUUID(0)).toList();
+    }
+
+    @Test
+    void usefulGroupsStayWithinTheVersionsAheadOfTheTrainer() throws Exception {
+        DispatcherFixture.reset(pool);
+        for (String id : List.of("pace-a", "pace-b", "pace-c")) {
+            assertEquals(200, http(URI.create(base.toString()).resolve("/tasks?source=s"), "POST", task(id, "train", null).toString()).status());
+        }
+        assertEquals(2, scheduler.tick(), "1 group per version x 2 versions ahead");
+        for (UUID g : groupsAt(0)) {
+            score(g, 1); // partly solved: both can teach the trainer
+        }
+        assertEquals(0, scheduler.tick(), "nothing in flight, but the trainer has consumed nothing yet: unpaced, 4 more (8 / G) would go out");
+
+        send(checkpointsTopic, new CheckpointPublished(1, 1, null, null, null, Map.of()));
+        await("v1", () -> rows("SELECT policy_version FROM dispatcher.scheduler").getFirst().getLong(0) == 1);
+        assertEquals(1, scheduler.tick(), "v1: 1 x (1 + 2) allowed, 2 requested");
+        score(groupsAt(1).getFirst(), 0); // all failed: it teaches nothing and stops counting
+        assertEquals(1, scheduler.tick(), "a replacement for the uniform group");
+        assertEquals(0, scheduler.tick());
+
+        // the trainer dropped what was counted as useful and never publishes v2: after stall-after, with nothing in flight, count afresh
+        long useful = 3;
+        long later = System.nanoTime() + Duration.ofMinutes(6).toNanos();
+        assertEquals(0, pacer.paced(1, useful, 1, later), "a group still in flight: wait for it");
+        assertEquals(2, pacer.paced(1, useful, 0, later), "nothing in flight for 6 min at v1: the allowance starts again at 1 x 2");
+    }
+}
