@@ -138,15 +138,20 @@ class TrainerServiceTest {
         assertEquals(0, v0.policyVersion());
         Checkpoint.verify(Path.of(URI.create(v0.onnx().uri())).getParent());
 
-        // step 1: A is partly solved (trained), B all solved (every reward equal: dropped)
-        UUID a = UUID.randomUUID(), b = UUID.randomUUID();
+        // step 1 (2 groups a batch): A is partly solved, B all solved (every reward equal: dropped at once), so A waits for C
+        UUID a = UUID.randomUUID(), b = UUID.randomUUID(), cc = UUID.randomUUID();
         UUID a1 = UUID.randomUUID(), a2 = UUID.randomUUID();
         send(scoredTopic, scored(a, a1, 0, 2, 1, false));
         send(scoredTopic, scored(a, a2, 0, 2, 0, false));
         send(scoredTopic, scored(b, UUID.randomUUID(), 0, 2, 1, false));
         send(scoredTopic, scored(b, UUID.randomUUID(), 0, 2, 1, false));
+        awaitState(b, "dropped: every valid reward equal: no learning signal");
+        Thread.sleep(1000); // several polls
+        assertEquals("open", groupState(a), "no step on half a batch: A waits for a second group that can teach");
+        send(scoredTopic, scored(cc, UUID.randomUUID(), 0, 2, 0, false));
+        send(scoredTopic, scored(cc, UUID.randomUUID(), 0, 2, 1, false));
         awaitState(a, "trained");
-        assertEquals("dropped: every valid reward equal: no learning signal", groupState(b));
+        assertEquals("trained", groupState(cc));
         assertEquals(1L, sampleStep(a1));
         assertEquals(1L, sampleStep(a2));
         var v1 = this.<CheckpointPublished>events(checkpointsTopic, Topic.CHECKPOINTS_PUBLISHED, 2).get(1);
@@ -154,12 +159,12 @@ class TrainerServiceTest {
         assertEquals(1, v1.step());
         var m1 = this.<TrainingMetrics>events(metricsTopic, Topic.TRAINING_METRICS, 1).getFirst();
         assertEquals(1, m1.step());
-        assertEquals(2, m1.samples());
-        assertEquals(8, m1.tokens(), "4 completion tokens per rollout, prompt tokens masked");
-        assertEquals(new TrainingMetrics.GroupCounts(0, 1, 1), m1.groups());
+        assertEquals(4, m1.samples());
+        assertEquals(16, m1.tokens(), "4 completion tokens per rollout, prompt tokens masked");
+        assertEquals(new TrainingMetrics.GroupCounts(0, 1, 2), m1.groups(), "every group screened for the step, the dropped B too");
         assertEquals(1L, m1.dropped().get("all_rewards_equal"));
-        assertEquals(0.7, m1.meanReward(), 1e-12); // (0.9 + 0.1 + 0.9 + 0.9) / 4 = 2.8 / 4
-        assertEquals(0.75, m1.rExecRate(), 1e-12);
+        assertEquals(3.8 / 6, m1.meanReward(), 1e-12); // (0.9 + 0.1 + 0.9 + 0.9 + 0.1 + 0.9) / 6
+        assertEquals(4.0 / 6, m1.rExecRate(), 1e-12);
         assertEquals(0.0, m1.clipFraction(), "one epoch: π_old is the current policy, ρ = 1");
 
         // a redelivered reward of a trained group changes nothing
@@ -191,6 +196,8 @@ class TrainerServiceTest {
         var m2 = this.<TrainingMetrics>events(metricsTopic, Topic.TRAINING_METRICS, 2).get(1);
         assertEquals(2, m2.step());
         assertEquals(4, m2.samples());
+        assertEquals(1L, m2.dropped().get("evaluation"), "dropped while step 2's batch was filled");
+        assertEquals(1L, m2.dropped().get("stale"));
         assertEquals(1, m2.policyVersion());
         assertEquals(1, this.<TrainingMetrics>events(metricsTopic, Topic.TRAINING_METRICS, 2).stream().filter(m -> m.step() == 1).count(),
                 "the redelivery made no step");

@@ -29,7 +29,7 @@ import java.util.function.Function;
  * mode the solved members are kept instead, without advantages.
  */
 public record BatchPlan(List<Sample> samples, List<UUID> groups, Map<UUID, String> dropped, Map<String, Long> droppedByReason,
-        Map<String, Long> staleness, DynamicSampling.Counts counts, Double meanReward, Double rExecRate, Double sPrmMean) {
+        Map<String, Long> staleness, DynamicSampling.Counts counts, Double meanReward, Double rExecRate, Double sPrmMean, int scored, int withPrm) {
 
     public static BatchPlan of(List<TrainerStore.ReadyGroup> ready, long currentVersion, int maxStaleness, String estimator, boolean sft,
             Function<TrainerStore.Member, List<ai.openalice.rl.events.Turn>> turns) {
@@ -132,7 +132,8 @@ public record BatchPlan(List<Sample> samples, List<UUID> groups, Map<UUID, Strin
         }
         var counts = new DynamicSampling.Counts(none, all, partial);
         return new BatchPlan(List.copyOf(samples), List.copyOf(used), dropped, byReason, staleness, counts,
-                scored == 0 ? null : rewardSum / scored, scored == 0 ? null : (double) solved / scored, withPrm == 0 ? null : sPrmSum / withPrm);
+                scored == 0 ? null : rewardSum / scored, scored == 0 ? null : (double) solved / scored, withPrm == 0 ? null : sPrmSum / withPrm,
+                scored, withPrm);
     }
 
     /**

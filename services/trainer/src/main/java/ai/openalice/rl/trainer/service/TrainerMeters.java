@@ -47,7 +47,7 @@ public final class TrainerMeters {
         registry.counter("trainer_groups_total", "solve", "none").increment(m.groups().solveNone());
         registry.counter("trainer_groups_total", "solve", "all").increment(m.groups().solveAll());
         registry.counter("trainer_groups_total", "solve", "partial").increment(m.groups().partial());
-        dropped(m.dropped());
+        // drops are counted when they happen (dropped), not again with the step that follows them
     }
 
     void dropped(Map<String, Long> byReason) {

@@ -132,41 +132,53 @@ public final class TrainingLoop implements Runnable {
         }
     }
 
-    /** Waits for a batch and trains on it; returns whether a step was taken. */
+    /**
+     * Waits for a batch and trains on it; returns whether a step was taken. The batch is filled as in
+     * dynamic sampling: ready groups that cannot be trained on (uniform, stale, evaluation, …) are
+     * settled as dropped at once, and more are waited for until {@code batch-groups} remain — a step
+     * on the survivors of a partly dropped batch would be smaller and noisier, and would advance the
+     * policy version faster than groups can be generated, making more of them stale.
+     */
     boolean runOnce() {
         long waitStart = System.nanoTime();
-        List<TrainerStore.ReadyGroup> ready;
-        Set<UUID> inUse = new HashSet<>();
-        pending.forEach(p -> inUse.addAll(p.groups()));
-        while (true) {
-            ready = store.ready(config.batchGroups(), config.groupDeadline(), inUse);
-            if (ready.size() >= config.batchGroups() || !running) {
-                break;
+        Set<UUID> exclude = new HashSet<>();
+        pending.forEach(p -> exclude.addAll(p.groups()));
+        boolean sft = config.mode().equals("sft");
+        var kept = new ArrayList<TrainerStore.ReadyGroup>();
+        var tally = new StepTally();
+        while (running && kept.size() < config.batchGroups()) {
+            var fresh = store.ready(config.batchGroups() - kept.size(), config.groupDeadline(), exclude);
+            if (fresh.isEmpty()) {
+                sleep(config.poll().toMillis());
+                continue;
             }
-            sleep(config.poll().toMillis());
+            var screen = BatchPlan.of(fresh, policyVersion, config.maxStaleness(), config.advantage(), sft, TrainingLoop::turns);
+            store.drop(screen.dropped());
+            meters.dropped(screen.droppedByReason());
+            tally.add(screen);
+            var used = Set.copyOf(screen.groups());
+            for (var g : fresh) {
+                exclude.add(g.groupId());
+                if (used.contains(g.groupId())) {
+                    kept.add(g);
+                }
+            }
         }
         if (!running) {
             return false;
         }
         long waitMs = (System.nanoTime() - waitStart) / 1_000_000;
         long t0 = System.nanoTime();
-        boolean sft = config.mode().equals("sft");
-        var plan = BatchPlan.of(ready, policyVersion, config.maxStaleness(), config.advantage(), sft, TrainingLoop::turns);
-        store.drop(plan.dropped());
-        var dropped = new LinkedHashMap<>(plan.droppedByReason());
-        if (plan.samples().isEmpty()) {
-            meters.dropped(dropped);
-            return false;
-        }
+        var plan = BatchPlan.of(kept, policyVersion, config.maxStaleness(), config.advantage(), sft, TrainingLoop::turns);
         var built = SequenceBatch.of(plan.samples(), learner.model().config().contextLength(), Aggregation.SEQ_MEAN_TOKEN_SUM_NORM,
                 config.loss().maxLength() > 0 ? config.loss().maxLength() : learner.model().config().contextLength());
         if (!built.rejected().isEmpty()) {
-            dropped.merge("too_long", (long) built.rejected().size(), Long::sum);
+            meters.dropped(Map.of("too_long", (long) built.rejected().size()));
+            tally.dropped("too_long", built.rejected().size());
             built.rejected().forEach(r -> LOG.warnf("rollout %s left out: %s", r.rolloutId(), r.reason()));
         }
         if (built.batch().rows() == 0) {
             store.drop(plan.groups().stream().collect(java.util.stream.Collectors.toMap(g -> g, g -> "every member longer than the model's context")));
-            meters.dropped(dropped);
             return false;
         }
         var stats = sft ? learner.sft(built.batch()) : learner.rl(built.batch());
@@ -177,28 +189,27 @@ public final class TrainingLoop implements Runnable {
                     + stats.gradNorm() + "): update skipped";
             LOG.errorf("step %d: %s; %d group(s) dropped", step + 1, why, plan.groups().size());
             store.drop(plan.groups().stream().collect(java.util.stream.Collectors.toMap(g -> g, g -> why)));
-            dropped.merge("non_finite", (long) plan.groups().size(), Long::sum);
-            meters.dropped(dropped);
+            meters.dropped(Map.of("non_finite", (long) plan.groups().size()));
             return false;
         }
         step++;
         pending.add(new TrainerStore.Pending(step, plan.groups(), built.batch().rolloutIds()));
-        var c = plan.counts();
+        var c = tally.counts();
         var metrics = new TrainingMetrics(step, policyVersion, stats.loss(), sft ? null : stats.clipFraction(), stats.approxKl(), stats.entropy(),
-                plan.meanReward(), plan.rExecRate(), plan.sPrmMean(), built.batch().rows(), stats.tokens(),
-                new TrainingMetrics.GroupCounts(c.solveNone(), c.solveAll(), c.partial()), dropped, plan.staleness(), waitMs, computeMs);
+                tally.meanReward(), tally.rExecRate(), tally.sPrmMean(), built.batch().rows(), stats.tokens(),
+                new TrainingMetrics.GroupCounts(c.solveNone(), c.solveAll(), c.partial()), tally.dropped(), plan.staleness(), waitMs, computeMs);
         last.set(metrics);
         meters.step(metrics, stats.gradNorm(), stats.lr());
         var env = Envelope.of(metrics);
         store.enqueue(METRICS, env.key(), EventCodec.encode(env));
         LOG.infof("step %d (v%d): %d sequences, %,d tokens, loss %.4f, reward %s, clip %.3f, %d ms (waited %d ms)", step, policyVersion,
-                built.batch().rows(), stats.tokens(), stats.loss(), plan.meanReward(), stats.clipFraction(), computeMs, waitMs);
+                built.batch().rows(), stats.tokens(), stats.loss(), tally.meanReward(), stats.clipFraction(), computeMs, waitMs);
         if (step % config.checkpointEvery() == 0) {
             var summary = new LinkedHashMap<String, Double>();
             summary.put("loss", stats.loss());
             summary.put("tokens", (double) stats.tokens());
-            if (plan.meanReward() != null) {
-                summary.put("meanReward", plan.meanReward());
+            if (tally.meanReward() != null) {
+                summary.put("meanReward", tally.meanReward());
             }
             writer.write(learner, policyVersion + 1, step, summary, List.copyOf(pending));
             policyVersion++;
