@@ -26,6 +26,7 @@ final class Progress {
     private long probeVersion = -1;
     private long lastProbeStep = -1;
     private Double lastPass1;
+    private Double lastCi;
     private long lastPass1Version = -1;
     private long lastScored = -1;
     private long lastTime;
@@ -119,9 +120,36 @@ final class Progress {
             ObjectNode rec = EventCodec.mapper().createObjectNode().put("t", System.currentTimeMillis()).put("policyVersion", probeVersion)
                     .put("k", probeK).put("tasks", r.at("/overall/tasks").asInt());
             rec.set("overall", r.get("overall"));
+            rec.set("tasks", r.get("tasks"));
+            double[] ci = taskInterval(r.path("tasks"));
+            if (ci != null) {
+                rec.put("pass1TaskMean", ci[0]).put("pass1Ci95", ci[1]);
+            }
+            lastCi = ci == null ? null : ci[1];
             append("probes.jsonl", rec);
             probeRun = null;
         }
+    }
+
+    /**
+     * Mean of the per-task pass rates and the half-width of its 95% interval with tasks as the
+     * sampling unit (1.96 standard errors of the mean): the k rollouts of one task are not
+     * independent draws of the suite, so the interval does not shrink with k alone. Null with fewer
+     * than two tasks.
+     */
+    static double[] taskInterval(JsonNode tasks) {
+        var rates = new java.util.ArrayList<Double>();
+        for (JsonNode t : tasks) {
+            if (t.path("n").asInt() > 0 && t.path("c").isNumber()) {
+                rates.add(t.path("c").asDouble() / t.path("n").asInt());
+            }
+        }
+        if (rates.size() < 2) {
+            return null;
+        }
+        double mean = rates.stream().mapToDouble(Double::doubleValue).average().orElseThrow();
+        double var = rates.stream().mapToDouble(x -> (x - mean) * (x - mean)).sum() / (rates.size() - 1);
+        return new double[] {mean, 1.96 * Math.sqrt(var / rates.size())};
     }
 
     private void record(String phase, long step, long version, JsonNode trainer, JsonNode stats) throws Exception {
@@ -143,7 +171,8 @@ final class Progress {
         }
         append("metrics.jsonl", rec);
         out.printf("[%s] step %d | v%d | %.2f rollouts/s | reward %s | r_exec %s | held-out pass@1 %s | loss %s | staleness %s%n", phase, step, version,
-                rate, num(last, "meanReward"), num(last, "rExecRate"), lastPass1 == null ? "-" : String.format("%.3f (v%d)", lastPass1, lastPass1Version),
+                rate, num(last, "meanReward"), num(last, "rExecRate"), lastPass1 == null ? "-"
+                        : String.format("%.3f%s (v%d)", lastPass1, lastCi == null ? "" : String.format(" ± %.3f", lastCi), lastPass1Version),
                 num(last, "loss"), last.path("staleness").isObject() ? last.get("staleness").toString() : "-");
         out.flush();
     }
