@@ -18,9 +18,10 @@ import org.jboss.logging.Logger;
  *
  * <p>Asynchronous, paced ({@code dispatcher.pace.groups-per-version} = g &gt; 0, versions ahead
  * a): the trainer consumes g useful groups per policy version, so since the pacer's anchor
- * (version v₀, U₀ useful groups) at most g·(v − v₀ + a) useful groups are requested. A group that
- * turns out uniform stops counting and is replaced. Synchronous: g·1 groups per version, counted
- * at that version only — see {@link DispatcherConfig#sync()}.
+ * (version v₀, U₀ useful groups not in flight) at most g·(v − v₀ + a) useful groups are
+ * requested. A group that turns out uniform stops counting and is replaced. Synchronous:
+ * max-in-flight ÷ G useful groups per version, counted at that version only — see
+ * {@link DispatcherConfig#sync()}.
  */
 @ApplicationScoped
 public class Pacer {
@@ -75,13 +76,14 @@ public class Pacer {
             versionSince = now;
         }
         if (anchor == null) {
-            anchor = new Anchor(v, useful);
+            // groups still in flight (after a restart) count against the allowance
+            anchor = new Anchor(v, useful - open);
         }
         long room = (long) pace.groupsPerVersion() * (v - anchor.version() + pace.versionsAhead()) - (useful - anchor.useful());
         if (room <= 0 && open == 0 && now - versionSince > pace.stallAfter().toNanos()) {
             LOG.warnf("pacing: nothing in flight and no new policy version for %s; counting afresh from v%d (the trainer dropped groups counted"
                     + " as useful)", Duration.ofNanos(now - versionSince), v);
-            anchor = new Anchor(v, useful);
+            anchor = new Anchor(v, useful - open);
             versionSince = now;
             room = (long) pace.groupsPerVersion() * pace.versionsAhead();
         }
