@@ -86,4 +86,17 @@ class GptTest {
             assertTrue(last < 0.5f, "loss after 60 steps " + last);
         }
     }
+
+    @Test
+    void positionEmbeddingsStartAsScaledSinusoids() {
+        try (Gpt gpt = Gpt.initialise(TINY, 3)) {
+            float[] wpe = gpt.parameters().get("wpe").toFloatArray();
+            int w = TINY.width();
+            double scale = 0.02 * Math.sqrt(2); // 0.028284
+            assertEquals(0.0, wpe[0], 1e-7, "sin(0)");
+            assertEquals(scale, wpe[1], 1e-7, "cos(0)");
+            assertEquals(scale * Math.sin(1), wpe[w], 1e-7, "position 1, ω_0 = 1: 0.028284 × 0.841471");
+            assertEquals(scale * Math.cos(Math.pow(10000, -2.0 / w)), wpe[w + 3], 1e-7, "position 1, ω_1 = 10000^(-2/width)");
+        }
+    }
 }
