@@ -15,31 +15,23 @@ import java.util.List;
 final class Services implements AutoCloseable {
     static final List<String> ALL = List.of("inference", "trainer", "rubric-prm", "verifier", "sandbox-runner", "task-dispatcher");
     static final int CONTEXT = 4096;
-    /** Distinct oracle trajectories per warm-start step (fewer when the suite is smaller). */
-    static final int SFT_TASKS_PER_STEP = 8;
+
+    /**
+     * What a run is made of (the options of {@code alice-rl train}): the sandbox backend, G, groups
+     * per RL step, synchronous scheduling, the oracle's failure probability when it generates for RL
+     * (null: the model), the rollouts' temperature, a checkpoint to start RL from (null: none), and
+     * the warm start's tasks per step and learning rate.
+     */
+    record Settings(String sandbox, int groupSize, int batchGroups, boolean sync, Double oracleRl, double temperature, Path initCheckpoint,
+            int warmStartBatch, double warmStartLr) {}
 
     private final Path state;
-    private final String sandbox;
-    private final int groupSize;
-    private final int batchGroups;
-    private final boolean sync;
-    private final Double oracleRl;
-    private final int sftBatch;
-    private final double temperature;
-    private final Path initCheckpoint;
+    private final Settings s;
     private final Supervisor supervisor;
 
-    Services(Path root, Path state, Infra infra, String sandbox, int groupSize, int batchGroups, boolean sync, Double oracleRl, int trainingTasks,
-            double temperature, Path initCheckpoint) {
-        this.temperature = temperature;
-        this.initCheckpoint = initCheckpoint;
-        this.sftBatch = Math.max(1, Math.min(SFT_TASKS_PER_STEP, trainingTasks));
+    Services(Path root, Path state, Infra infra, Settings settings) {
         this.state = state;
-        this.sandbox = sandbox;
-        this.groupSize = groupSize;
-        this.batchGroups = batchGroups;
-        this.sync = sync;
-        this.oracleRl = oracleRl;
+        this.s = settings;
         var common = infra.serviceSettings();
         common.addAll(List.of("-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1",
                 "-DDJL_CACHE_DIR=" + state.resolve("djl")));
@@ -55,7 +47,7 @@ final class Services implements AutoCloseable {
         supervisor.start("trainer", trainer(warmStart ? "sft" : "rl"));
         supervisor.start("rubric-prm", List.of());
         supervisor.start("verifier", List.of("-Dverifier.sandbox-root=" + state.resolve("sandboxes/verifier")));
-        supervisor.start("sandbox-runner", runner(warmStart, warmStart ? null : oracleRl));
+        supervisor.start("sandbox-runner", runner(warmStart, warmStart ? null : s.oracleRl()));
         supervisor.start("task-dispatcher", dispatcher(warmStart));
         supervisor.awaitReady(Duration.ofMinutes(5));
     }
@@ -63,7 +55,7 @@ final class Services implements AutoCloseable {
     /** After the warm start: the trainer resumes its checkpoints in RL mode, the runner asks the model, the dispatcher makes groups of G. */
     void switchToRl() throws Exception {
         supervisor.start("trainer", trainer("rl"));
-        supervisor.start("sandbox-runner", runner(false, oracleRl));
+        supervisor.start("sandbox-runner", runner(false, s.oracleRl()));
         supervisor.start("task-dispatcher", dispatcher(false));
         supervisor.awaitReady(Duration.ofMinutes(5));
     }
@@ -72,29 +64,29 @@ final class Services implements AutoCloseable {
      * Asynchronous: two batches in flight while the trainer works on a third, and useful groups paced
      * at most two versions ahead of the trainer; synchronous: one batch per checkpoint. The warm start
      * asks for groups of one — the oracle is deterministic, so G copies of its trajectory would teach
-     * no more than one — and {@link #SFT_TASKS_PER_STEP} of them per step.
+     * no more than one — and the warm start's batch of them per step.
      */
     private List<String> dispatcher(boolean warmStart) {
-        int g = warmStart ? 1 : groupSize;
-        int batch = warmStart ? sftBatch : batchGroups;
-        return List.of("-Ddispatcher.group-size=" + g, "-Ddispatcher.max-in-flight=" + g * batch * (sync ? 1 : 2), "-Ddispatcher.sync=" + sync,
+        int g = warmStart ? 1 : s.groupSize();
+        int batch = warmStart ? s.warmStartBatch() : s.batchGroups();
+        return List.of("-Ddispatcher.group-size=" + g, "-Ddispatcher.max-in-flight=" + g * batch * (s.sync() ? 1 : 2), "-Ddispatcher.sync=" + s.sync(),
                 "-Ddispatcher.pace.groups-per-version=" + batch, "-Ddispatcher.pace.versions-ahead=2",
-                "-Ddispatcher.sampling.max-tokens-per-turn=256", "-Ddispatcher.sampling.temperature=" + temperature, "-Ddispatcher.max-staleness=4");
+                "-Ddispatcher.sampling.max-tokens-per-turn=256", "-Ddispatcher.sampling.temperature=" + s.temperature(), "-Ddispatcher.max-staleness=4");
     }
 
     private List<String> trainer(String mode) {
-        int batch = mode.equals("sft") ? sftBatch : batchGroups;
-        var s = new ArrayList<String>();
-        if (initCheckpoint != null) {
-            s.add("-Dtrainer.init-checkpoint=" + initCheckpoint);
+        int batch = mode.equals("sft") ? s.warmStartBatch() : s.batchGroups();
+        var args = new ArrayList<String>();
+        if (s.initCheckpoint() != null) {
+            args.add("-Dtrainer.init-checkpoint=" + s.initCheckpoint());
         }
-        s.addAll(List.of("-Dtrainer.mode=" + mode, "-Dtrainer.artifact-dir=" + state.resolve("checkpoints"), "-Dtrainer.batch-groups=" + batch,
+        args.addAll(List.of("-Dtrainer.mode=" + mode, "-Dtrainer.artifact-dir=" + state.resolve("checkpoints"), "-Dtrainer.batch-groups=" + batch,
                 "-Dtrainer.model.context-length=" + CONTEXT, "-Dtrainer.model.layers=2", "-Dtrainer.model.heads=4", "-Dtrainer.model.width=128",
-                "-Dtrainer.optim.lr=" + (mode.equals("sft") ? "1e-3" : "2e-4"), "-Dtrainer.optim.micro-batch=2", "-Dtrainer.max-staleness=4",
+                "-Dtrainer.optim.lr=" + (mode.equals("sft") ? s.warmStartLr() : 2e-4), "-Dtrainer.optim.micro-batch=2", "-Dtrainer.max-staleness=4",
                 // imitation fits the data at temperature 1, so that sampling below 1 sharpens what was learnt
-                "-Dtrainer.loss.temperature=" + (mode.equals("sft") ? 1.0 : temperature),
+                "-Dtrainer.loss.temperature=" + (mode.equals("sft") ? 1.0 : s.temperature()),
                 "-Dtrainer.group-deadline=PT15M"));
-        return s;
+        return args;
     }
 
     /** With {@code oracle}, the runner replays the oracle; {@code failure} (null: none) is then its chance of leaving out the fix. */
@@ -102,14 +94,14 @@ final class Services implements AutoCloseable {
         if (failure != null) {
             oracle = true;
         }
-        var s = new ArrayList<>(List.of("-Drunner.sandbox-backend=" + sandbox, "-Drunner.sandbox-root=" + state.resolve("sandboxes/runner"),
+        var args = new ArrayList<>(List.of("-Drunner.sandbox-backend=" + s.sandbox(), "-Drunner.sandbox-root=" + state.resolve("sandboxes/runner"),
                 "-Drunner.artifact-dir=" + state.resolve("artifacts/trajectories"), "-Drunner.max-context-tokens=" + CONTEXT,
                 "-Drunner.id=train-runner", "-Drunner.inference-url=" + supervisor.uri("inference", "")));
         if (oracle) {
-            s.addAll(List.of("-Drunner.policy=oracle", "-Drunner.oracle-tasks=" + state.resolve("suite/train.jsonl"),
+            args.addAll(List.of("-Drunner.policy=oracle", "-Drunner.oracle-tasks=" + state.resolve("suite/train.jsonl"),
                     "-Drunner.oracle-failure-probability=" + (failure == null ? 0 : failure)));
         }
-        return s;
+        return args;
     }
 
     @Override

@@ -92,6 +92,12 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--warm-start-steps", defaultValue = "40", description = "Supervised steps on oracle trajectories before RL (first run only; 0: none).")
     int warmStartSteps;
 
+    @Option(names = "--warm-start-batch", defaultValue = "8", description = "Oracle trajectories (distinct tasks) per warm-start step (default: ${DEFAULT-VALUE}).")
+    int warmStartBatch;
+
+    @Option(names = "--warm-start-lr", defaultValue = "1e-3", description = "Learning rate of the warm start (default: ${DEFAULT-VALUE}).")
+    double warmStartLr;
+
     @Option(names = "--init-checkpoint", paramLabel = "DIR", description = "Start RL from this checkpoint folder (e.g. another run's"
             + " checkpoints/v250) instead of a warm start; used when the trainer has no checkpoint of its own yet.")
     Path initCheckpoint;
@@ -122,6 +128,10 @@ public final class TrainCommand implements Callable<Integer> {
         }
         if (initCheckpoint != null) {
             warmStartSteps = 0;
+        }
+        if (warmStartBatch < 1 || !(warmStartLr > 0)) {
+            err.println("--warm-start-batch must be >= 1 and --warm-start-lr > 0, got " + warmStartBatch + " and " + warmStartLr);
+            return 2;
         }
         if (!(temperature > 0 && temperature <= 2)) {
             err.println("--temperature must be in (0, 2], got " + temperature);
@@ -160,8 +170,8 @@ public final class TrainCommand implements Callable<Integer> {
             infra.start(kafka, db, dbUser, dbPassword);
             Files.writeString(state.resolve("infra.json"), EventCodec.mapper().createObjectNode().put("jdbcUrl", infra.jdbcUrl).put("user", infra.user)
                     .put("password", infra.password).put("kafka", infra.bootstrap).toString());
-            var services = new Services(root, state, infra, sandbox, groupSize, batchGroups, sync, oracleRl, tasks, temperature,
-                    initCheckpoint == null ? null : initCheckpoint.toAbsolutePath());
+            var services = new Services(root, state, infra, new Services.Settings(sandbox, groupSize, batchGroups, sync, oracleRl, temperature,
+                    initCheckpoint == null ? null : initCheckpoint.toAbsolutePath(), Math.min(warmStartBatch, tasks), warmStartLr));
             var onCtrlC = new Thread(() -> {
                 try {
                     services.close();
