@@ -132,4 +132,19 @@ final class DispatcherFixture {
         pool.preparedQuery(sql).execute(Tuple.from(args)).await().atMost(Duration.ofSeconds(45)).forEach(out::add);
         return out;
     }
+
+    /** Scores every member of {@code group} on {@code topic}: member 0 with r_exec {@code first}, the others with 0; waits until it is finished. */
+    static void scoreGroup(Pool pool, String topic, UUID group, int first) throws Exception {
+        for (Row r : rows(pool, "SELECT rollout_id, member_index FROM dispatcher.rollouts WHERE group_id = $1", group)) {
+            send(topic, reward("t", group, r.getUUID("rollout_id"), r.getInteger("member_index") == 0 ? first : 0, 0.5));
+        }
+        await("group " + group + " finished", () -> rows(pool, "SELECT state FROM dispatcher.groups WHERE group_id = $1", group).getFirst()
+                .getString("state").equals("finished"));
+    }
+
+    /** The groups created at {@code version}, in scheduling order. */
+    static List<UUID> groupsAt(Pool pool, long version) {
+        return rows(pool, "SELECT group_id FROM dispatcher.groups WHERE policy_version = $1 ORDER BY round", version).stream().map(r -> r.getUUID(0))
+                .toList();
+    }
 }

@@ -2,7 +2,6 @@ package ai.openalice.rl.dispatcher;
 
 import static ai.openalice.rl.dispatcher.DispatcherFixture.await;
 import static ai.openalice.rl.dispatcher.DispatcherFixture.http;
-import static ai.openalice.rl.dispatcher.DispatcherFixture.reward;
 import static ai.openalice.rl.dispatcher.DispatcherFixture.send;
 import static ai.openalice.rl.dispatcher.DispatcherFixture.task;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -14,7 +13,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.mutiny.sqlclient.Row;
 import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.URL;
@@ -54,21 +52,12 @@ class SyncSchedulingTest {
     @Inject
     Pool pool;
 
-    List<Row> rows(String sql, Object... args) {
-        return DispatcherFixture.rows(pool, sql, args);
-    }
-
-    /** Scores every member of {@code group}: member 0 with {@code first}, the others with 0. */
     void score(UUID group, int first) throws Exception {
-        for (Row r : rows("SELECT rollout_id, member_index FROM dispatcher.rollouts WHERE group_id = $1", group)) {
-            send(scoredTopic, reward("t", group, r.getUUID("rollout_id"), r.getInteger("member_index") == 0 ? first : 0, 0.5));
-        }
-        await("group " + group + " finished", () -> rows("SELECT state FROM dispatcher.groups WHERE group_id = $1", group).getFirst()
-                .getString("state").equals("finished"));
+        DispatcherFixture.scoreGroup(pool, scoredTopic, group, first);
     }
 
     List<UUID> groupsAt(long version) {
-        return rows("SELECT group_id FROM dispatcher.groups WHERE policy_version = $1 ORDER BY round", version).stream().map(r -> r.getUUID(0)).toList();
+        return DispatcherFixture.groupsAt(pool, version);
     }
 
     @Test
@@ -84,7 +73,7 @@ class SyncSchedulingTest {
         assertEquals(0, scheduler.tick(), "nothing in flight, but no checkpoint yet: an asynchronous dispatcher would request 2 more here");
 
         send(checkpointsTopic, new CheckpointPublished(1, 1, null, null, null, Map.of()));
-        await("v1", () -> rows("SELECT policy_version FROM dispatcher.scheduler").getFirst().getLong(0) == 1);
+        await("v1", () -> DispatcherFixture.rows(pool, "SELECT policy_version FROM dispatcher.scheduler").getFirst().getLong(0) == 1);
         assertEquals(2, scheduler.tick(), "the next batch at v1");
         score(groupsAt(1).getFirst(), 0); // all failed: the trainer drops it
         assertEquals(1, scheduler.tick(), "a replacement for the group that cannot teach");
