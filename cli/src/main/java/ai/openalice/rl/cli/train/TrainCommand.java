@@ -89,13 +89,13 @@ public final class TrainCommand implements Callable<Integer> {
             + " compares log-probabilities under the same temperature (default: ${DEFAULT-VALUE}).")
     double temperature;
 
-    @Option(names = "--warm-start-steps", defaultValue = "40", description = "Supervised steps on oracle trajectories before RL (first run only; 0: none).")
+    @Option(names = "--warm-start-steps", defaultValue = "300", description = "Supervised steps on oracle trajectories before RL (first run only; 0: none).")
     int warmStartSteps;
 
-    @Option(names = "--warm-start-batch", defaultValue = "8", description = "Oracle trajectories (distinct tasks) per warm-start step (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--warm-start-batch", defaultValue = "4", description = "Oracle trajectories (distinct tasks) per warm-start step (default: ${DEFAULT-VALUE}).")
     int warmStartBatch;
 
-    @Option(names = "--warm-start-lr", defaultValue = "1e-3", description = "Learning rate of the warm start (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--warm-start-lr", defaultValue = "3e-3", description = "Learning rate of the warm start (default: ${DEFAULT-VALUE}).")
     double warmStartLr;
 
     @Option(names = "--init-checkpoint", paramLabel = "DIR", description = "Start RL from this checkpoint folder (e.g. another run's"
