@@ -30,10 +30,10 @@ public final class Gpt implements AutoCloseable {
      * A new model with GPT-2's initialisation (normal 0.02, residual projections scaled by 1/√(2L)),
      * seeded — except the position embeddings, which start as the sinusoids of Vaswani et al.
      * scaled to the same standard deviation (0.02) and are trained from there. Random position
-     * vectors give attention no notion of "the previous few tokens" until each of the context's
-     * positions has been learnt separately; with a 4,096-byte context and a CPU-sized corpus that
-     * never happens (measured: after 2,000 imitation sequences the model still could not continue
-     * "think: loo" with "k").
+     * vectors carry no notion of "the previous few tokens" until each of the context's 4,096
+     * positions has been learnt on its own; sinusoids relate neighbouring positions from the start.
+     * Measured on the main job's warm start (same data, 8 tasks per step, 1e-3): imitation loss
+     * 1.66 at step 51 against 1.80 at step 53 with random vectors — a modest gain, not a cure.
      */
     public static Gpt initialise(GptConfig config, long seed) {
         NDManager m = NDManager.newBaseManager();
