@@ -120,7 +120,7 @@ final class Progress {
             ObjectNode rec = EventCodec.mapper().createObjectNode().put("t", System.currentTimeMillis()).put("policyVersion", probeVersion)
                     .put("k", probeK).put("tasks", r.at("/overall/tasks").asInt());
             rec.set("overall", r.get("overall"));
-            rec.set("tasks", r.get("tasks"));
+            rec.set("perTask", r.get("tasks"));
             double[] ci = taskInterval(r.path("tasks"));
             if (ci != null) {
                 rec.put("pass1TaskMean", ci[0]).put("pass1Ci95", ci[1]);
