@@ -114,7 +114,7 @@ class AdversarialTest {
 
     @Test
     void endlessOutputIsCappedHeadAndTail() {
-        var r = run("seq 1 100000000", 3);
+        var r = run("seq 1 1000000000000", 3); // endless in practice: this machine prints 10^8 lines in under 3 s
         assertTrue(r.timedOut());
         assertTrue(r.stdoutTruncated());
         assertTrue(r.stdout().startsWith("1\n2\n3\n"), r.stdout().substring(0, 20));
