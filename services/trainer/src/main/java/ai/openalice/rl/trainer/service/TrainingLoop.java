@@ -144,10 +144,9 @@ public final class TrainingLoop implements Runnable {
         Set<UUID> exclude = new HashSet<>();
         pending.forEach(p -> exclude.addAll(p.groups()));
         boolean sft = config.mode().equals("sft");
-        var kept = new ArrayList<TrainerStore.ReadyGroup>();
-        var tally = new StepTally();
-        while (running && kept.size() < config.batchGroups()) {
-            var fresh = store.ready(config.batchGroups() - kept.size(), config.groupDeadline(), exclude);
+        var batch = new StepTally();
+        while (running && batch.groups().size() < config.batchGroups()) {
+            var fresh = store.ready(config.batchGroups() - batch.groups().size(), config.groupDeadline(), exclude);
             if (fresh.isEmpty()) {
                 sleep(config.poll().toMillis());
                 continue;
@@ -155,30 +154,23 @@ public final class TrainingLoop implements Runnable {
             var screen = BatchPlan.of(fresh, policyVersion, config.maxStaleness(), config.advantage(), sft, TrainingLoop::turns);
             store.drop(screen.dropped());
             meters.dropped(screen.droppedByReason());
-            tally.add(screen);
-            var used = Set.copyOf(screen.groups());
-            for (var g : fresh) {
-                exclude.add(g.groupId());
-                if (used.contains(g.groupId())) {
-                    kept.add(g);
-                }
-            }
+            batch.add(screen);
+            fresh.forEach(g -> exclude.add(g.groupId()));
         }
         if (!running) {
             return false;
         }
         long waitMs = (System.nanoTime() - waitStart) / 1_000_000;
         long t0 = System.nanoTime();
-        var plan = BatchPlan.of(kept, policyVersion, config.maxStaleness(), config.advantage(), sft, TrainingLoop::turns);
-        var built = SequenceBatch.of(plan.samples(), learner.model().config().contextLength(), Aggregation.SEQ_MEAN_TOKEN_SUM_NORM,
+        var built = SequenceBatch.of(batch.samples(), learner.model().config().contextLength(), Aggregation.SEQ_MEAN_TOKEN_SUM_NORM,
                 config.loss().maxLength() > 0 ? config.loss().maxLength() : learner.model().config().contextLength());
         if (!built.rejected().isEmpty()) {
             meters.dropped(Map.of("too_long", (long) built.rejected().size()));
-            tally.dropped("too_long", built.rejected().size());
+            batch.dropped("too_long", built.rejected().size());
             built.rejected().forEach(r -> LOG.warnf("rollout %s left out: %s", r.rolloutId(), r.reason()));
         }
         if (built.batch().rows() == 0) {
-            store.drop(plan.groups().stream().collect(java.util.stream.Collectors.toMap(g -> g, g -> "every member longer than the model's context")));
+            store.drop(batch.groups().stream().collect(java.util.stream.Collectors.toMap(g -> g, g -> "every member longer than the model's context")));
             return false;
         }
         var stats = sft ? learner.sft(built.batch()) : learner.rl(built.batch());
@@ -187,29 +179,29 @@ public final class TrainingLoop implements Runnable {
             // the optimizer refused the update; these groups are not trained on (and not retried: they would fail again)
             String why = "non-finite " + (Double.isFinite(stats.loss()) ? "gradient" : "loss") + " (loss " + stats.loss() + ", gradient norm "
                     + stats.gradNorm() + "): update skipped";
-            LOG.errorf("step %d: %s; %d group(s) dropped", step + 1, why, plan.groups().size());
-            store.drop(plan.groups().stream().collect(java.util.stream.Collectors.toMap(g -> g, g -> why)));
-            meters.dropped(Map.of("non_finite", (long) plan.groups().size()));
+            LOG.errorf("step %d: %s; %d group(s) dropped", step + 1, why, batch.groups().size());
+            store.drop(batch.groups().stream().collect(java.util.stream.Collectors.toMap(g -> g, g -> why)));
+            meters.dropped(Map.of("non_finite", (long) batch.groups().size()));
             return false;
         }
         step++;
-        pending.add(new TrainerStore.Pending(step, plan.groups(), built.batch().rolloutIds()));
-        var c = tally.counts();
+        pending.add(new TrainerStore.Pending(step, List.copyOf(batch.groups()), built.batch().rolloutIds()));
+        var c = batch.counts();
         var metrics = new TrainingMetrics(step, policyVersion, stats.loss(), sft ? null : stats.clipFraction(), stats.approxKl(), stats.entropy(),
-                tally.meanReward(), tally.rExecRate(), tally.sPrmMean(), built.batch().rows(), stats.tokens(),
-                new TrainingMetrics.GroupCounts(c.solveNone(), c.solveAll(), c.partial()), tally.dropped(), plan.staleness(), waitMs, computeMs);
+                batch.meanReward(), batch.rExecRate(), batch.sPrmMean(), built.batch().rows(), stats.tokens(),
+                new TrainingMetrics.GroupCounts(c.solveNone(), c.solveAll(), c.partial()), batch.dropped(), batch.staleness(), waitMs, computeMs);
         last.set(metrics);
         meters.step(metrics, stats.gradNorm(), stats.lr());
         var env = Envelope.of(metrics);
         store.enqueue(METRICS, env.key(), EventCodec.encode(env));
         LOG.infof("step %d (v%d): %d sequences, %,d tokens, loss %.4f, reward %s, clip %.3f, %d ms (waited %d ms)", step, policyVersion,
-                built.batch().rows(), stats.tokens(), stats.loss(), tally.meanReward(), stats.clipFraction(), computeMs, waitMs);
+                built.batch().rows(), stats.tokens(), stats.loss(), batch.meanReward(), stats.clipFraction(), computeMs, waitMs);
         if (step % config.checkpointEvery() == 0) {
             var summary = new LinkedHashMap<String, Double>();
             summary.put("loss", stats.loss());
             summary.put("tokens", (double) stats.tokens());
-            if (tally.meanReward() != null) {
-                summary.put("meanReward", tally.meanReward());
+            if (batch.meanReward() != null) {
+                summary.put("meanReward", batch.meanReward());
             }
             writer.write(learner, policyVersion + 1, step, summary, List.copyOf(pending));
             policyVersion++;
