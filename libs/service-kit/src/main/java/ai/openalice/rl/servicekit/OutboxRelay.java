@@ -6,10 +6,12 @@ import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.jboss.logging.Logger;
 
@@ -19,10 +21,14 @@ import org.jboss.logging.Logger;
  * name) are sent to Kafka in order and marked sent once the broker acknowledged them.
  * At-least-once (a crash between the send and the mark re-sends; consumers dedupe); several
  * instances share a table safely ({@code FOR UPDATE SKIP LOCKED}). A service calls
- * {@link #relay()} from a scheduled method.
+ * {@link #relay()} from a scheduled method. Every record carries the header
+ * {@value #PRODUCER_HEADER} = the schema name, so a service that reads a topic it also writes
+ * can skip its own records.
  */
 public final class OutboxRelay {
     private static final Logger LOG = Logger.getLogger(OutboxRelay.class);
+    /** The Kafka header naming the service (its schema) whose outbox sent the record. */
+    public static final String PRODUCER_HEADER = "alice-producer";
 
     private final Pool pool;
     private final String schema;
@@ -75,6 +81,13 @@ public final class OutboxRelay {
         if (emitter == null) {
             return Uni.createFrom().failure(new IllegalStateException("outbox row for unknown channel " + channel));
         }
-        return emitter.sendMessage(Message.of(payload).addMetadata(OutgoingKafkaRecordMetadata.<String>builder().withKey(key).build()));
+        var headers = new RecordHeaders().add(PRODUCER_HEADER, schema.getBytes(StandardCharsets.UTF_8));
+        return emitter.sendMessage(Message.of(payload).addMetadata(OutgoingKafkaRecordMetadata.<String>builder().withKey(key).withHeaders(headers).build()));
+    }
+
+    /** Whether {@code record} was sent by the outbox of the service with schema {@code schema}. */
+    public static boolean sentBy(String schema, org.apache.kafka.clients.consumer.ConsumerRecord<?, ?> record) {
+        var h = record.headers().lastHeader(PRODUCER_HEADER);
+        return h != null && schema.equals(new String(h.value(), StandardCharsets.UTF_8));
     }
 }

@@ -8,6 +8,7 @@ import ai.openalice.rl.events.RolloutCompleted;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.TrajectoryRef;
+import ai.openalice.rl.servicekit.OutboxRelay;
 import ai.openalice.rl.testkit.TestStack;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -56,6 +57,16 @@ final class DispatcherFixture {
     static void send(String topic, String key, byte[] value) throws Exception {
         try (var producer = new KafkaProducer<String, byte[]>(TestStack.producerProperties())) {
             producer.send(new ProducerRecord<>(topic, key, value)).get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Sends {@code p} as if the outbox of the service with schema {@code producer} had sent it. */
+    static void sendAs(String producer, String topic, EventPayload p) throws Exception {
+        var env = Envelope.of(p);
+        var rec = new ProducerRecord<>(topic, env.key(), EventCodec.encode(env));
+        rec.headers().add(OutboxRelay.PRODUCER_HEADER, producer.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        try (var producerClient = new KafkaProducer<String, byte[]>(TestStack.producerProperties())) {
+            producerClient.send(rec).get(30, TimeUnit.SECONDS);
         }
     }
 

@@ -9,6 +9,7 @@ import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.task.FieldError;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskParser;
+import ai.openalice.rl.servicekit.OutboxRelay;
 import ai.openalice.rl.servicekit.Sql;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -58,7 +59,13 @@ public class IntakeService {
      * reason — one bad record never stops the intake. (With the database down, the rejection
      * fails too and the batch is redelivered.)
      */
-    public void fromKafka(List<org.apache.kafka.clients.consumer.ConsumerRecord<String, byte[]>> records) {
+    public void fromKafka(List<org.apache.kafka.clients.consumer.ConsumerRecord<String, byte[]>> all) {
+        // our own announcements were stored in the transaction that announced them; reading them back would
+        // re-validate every REST task, and re-add it if it was deleted in between
+        var records = all.stream().filter(r -> !OutboxRelay.sentBy("dispatcher", r)).toList();
+        if (records.isEmpty()) {
+            return;
+        }
         try {
             storeBatch(records);
         } catch (RuntimeException batchFailed) {
