@@ -98,7 +98,7 @@ final class Services implements AutoCloseable {
         }
         var args = new ArrayList<>(List.of("-Drunner.sandbox-backend=" + s.sandbox(), "-Drunner.sandbox-root=" + state.resolve("sandboxes/runner"),
                 "-Drunner.artifact-dir=" + state.resolve("artifacts/trajectories"), "-Drunner.max-context-tokens=" + CONTEXT,
-                "-Drunner.id=train-runner", "-Drunner.inference-url=" + supervisor.uri("inference", "")));
+                "-Drunner.id=train-runner", "-Drunner.inference-url=" + supervisor.uri("inference", ""), "-Drunner.system-prompt=brief"));
         if (oracle) {
             args.addAll(List.of("-Drunner.policy=oracle", "-Drunner.oracle-tasks=" + state.resolve("suite/train.jsonl"),
                     "-Drunner.oracle-failure-probability=" + (failure == null ? 0 : failure)));

@@ -34,11 +34,21 @@ public final class AgentLoop {
     static final String SYSTEM = "You are a software engineer fixing a bug in the repository at %s. Explore it, reproduce the problem,"
             + " edit the code, run the tests, and call submit when the fix is done.\n%s";
 
+    /**
+     * For a model trained from scratch on this loop's trajectories (the built-in GPT): the tools'
+     * descriptions carry nothing it can read, and would be most of every sequence it trains on.
+     */
+    static final String BRIEF = "Fix the bug in the repository at %s, then submit. Tools: %s.\n";
+
+    /** What the system prompt says: {@code FULL} describes the call format and every tool; {@code BRIEF} names the tools only. */
+    public enum Prompt { FULL, BRIEF }
+
     private final Policy policy;
     private final Tokenizer tokenizer;
     private final ToolCallFormat format;
     private final Tools tools;
     private final TestTimeSelection selection;
+    private final Prompt prompt;
 
     public AgentLoop(Policy policy, Tokenizer tokenizer, ToolCallFormat format, Tools tools) {
         this(policy, tokenizer, format, tools, null);
@@ -46,16 +56,29 @@ public final class AgentLoop {
 
     /** With {@code selection}, each turn samples M candidates and executes the best by π·exp(β·u); null = one sample. */
     public AgentLoop(Policy policy, Tokenizer tokenizer, ToolCallFormat format, Tools tools, TestTimeSelection selection) {
+        this(policy, tokenizer, format, tools, selection, Prompt.FULL);
+    }
+
+    private AgentLoop(Policy policy, Tokenizer tokenizer, ToolCallFormat format, Tools tools, TestTimeSelection selection, Prompt prompt) {
         this.policy = policy;
         this.tokenizer = tokenizer;
         this.format = format;
         this.tools = tools;
         this.selection = selection;
+        this.prompt = prompt;
+    }
+
+    /** This loop with another system prompt. */
+    public AgentLoop withPrompt(Prompt p) {
+        return new AgentLoop(policy, tokenizer, format, tools, selection, p);
     }
 
     /** The system prompt the agent sees (nothing privileged: the task's id, statement and workspace only). */
     public String systemPrompt(String workdir) {
-        return String.format(SYSTEM, workdir, format.describe(tools.all()));
+        return switch (prompt) {
+            case FULL -> String.format(SYSTEM, workdir, format.describe(tools.all()));
+            case BRIEF -> String.format(BRIEF, workdir, String.join(", ", tools.all().stream().map(t -> t.name()).toList()));
+        };
     }
 
     public Episode run(AgentTask task, Sandbox sandbox, LoopConfig cfg) {

@@ -101,6 +101,19 @@ class AgentLoopTest {
     }
 
     @Test
+    void theBriefPromptNamesTheToolsAndNothingElse() {
+        var full = new AgentLoop(new RandomPolicy(1, TOK, 0), TOK, new CompactFormat(), Tools.standard());
+        var brief = full.withPrompt(AgentLoop.Prompt.BRIEF);
+        assertEquals("Fix the bug in the repository at /w, then submit. Tools: bash, search, file_editor, submit.\n", brief.systemPrompt("/w"));
+        assertTrue(full.systemPrompt("/w").contains("file_editor(command, path, ...)"), full.systemPrompt("/w"));
+        try (Sandbox s = sandbox()) {
+            Episode e = brief.run(task.agentView(1), s, LoopConfig.defaults(1, 16384));
+            String first = TOK.decode(e.trajectory().turns().getFirst().promptDeltaTokenIds().stream().mapToInt(Integer::intValue).toArray());
+            assertEquals("<|system|>" + brief.systemPrompt(s.workdir()) + "<|user|>" + task.problemStatement() + "<|assistant|>", first);
+        }
+    }
+
+    @Test
     void maxStepsCountsEveryTurnIncludingUnreadableOnes() {
         Episode e = run(new RandomPolicy(3, TOK, 0), new CompactFormat(), LoopConfig.defaults(6, 16384));
         assertEquals(Termination.MAX_STEPS, e.termination());

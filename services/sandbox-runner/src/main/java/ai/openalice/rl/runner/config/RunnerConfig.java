@@ -28,6 +28,13 @@ public interface RunnerConfig {
     @WithDefault("compact")
     String toolCallFormat();
 
+    /**
+     * The system prompt: {@code full} (the call format and every tool described, for models that read
+     * instructions) or {@code brief} (the tools named only, for the built-in model trained on this loop).
+     */
+    @WithDefault("full")
+    String systemPrompt();
+
     /** Context budget of an episode in tokens (prompt + next completion). */
     @WithDefault("4096")
     int maxContextTokens();

@@ -68,6 +68,7 @@ public class EpisodeService {
     private SandboxProvider sandboxes;
     private PolicyFactory policies;
     private ToolCallFormat format;
+    private AgentLoop.Prompt prompt;
     private final ByteTokenizer tokenizer = new ByteTokenizer();
     private final Set<UUID> inFlight = ConcurrentHashMap.newKeySet();
     private volatile boolean stopping;
@@ -79,6 +80,11 @@ public class EpisodeService {
                 () -> new KubernetesClientBuilder().build());
         SandboxBackends.warmUp(sandboxes);
         format = config.toolCallFormat().equals("json") ? new JsonFunctionFormat() : new CompactFormat();
+        prompt = switch (config.systemPrompt()) {
+            case "full" -> AgentLoop.Prompt.FULL;
+            case "brief" -> AgentLoop.Prompt.BRIEF;
+            default -> throw new IllegalArgumentException("runner.system-prompt must be full or brief, got " + config.systemPrompt());
+        };
         policies = new PolicyFactory(config, tokenizer, format);
         metrics.gaugeCollectionSize("runner_episodes_in_flight", List.of(), inFlight);
     }
@@ -149,7 +155,8 @@ public class EpisodeService {
                 .withLabels(Map.of("task", r.taskId(), "rollout", r.rolloutId().toString())))) {
             var selection = config.testTimeCandidates() < 2 ? null : new ai.openalice.rl.agent.loop.TestTimeSelection(config.testTimeCandidates(),
                     config.testTimeBeta(), new RubricStepScorer(java.net.URI.create(config.rubricUrl()), r.taskId(), r.task().taskVersion()));
-            var loop = new AgentLoop(policies.forEpisode(r.taskId(), r.rolloutId()), tokenizer, format, Tools.standard(), selection);
+            var loop = new AgentLoop(policies.forEpisode(r.taskId(), r.rolloutId()), tokenizer, format, Tools.standard(), selection)
+                    .withPrompt(prompt);
             return loop.run(r.task(), sandbox, cfg);
         } catch (SandboxException | PolicyException ex) {
             String kind = ex instanceof SandboxException ? "sandbox" : "policy";
