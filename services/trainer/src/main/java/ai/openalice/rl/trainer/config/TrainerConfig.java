@@ -34,6 +34,17 @@ public interface TrainerConfig {
     @WithDefault("1")
     int checkpointEvery();
 
+    /**
+     * Checkpoint folders kept besides milestones: the newest N (inference and evaluation runs load
+     * recent versions; a loaded version stays in memory when its folder goes). At least 1.
+     */
+    @WithDefault("8")
+    int keepCheckpoints();
+
+    /** Versions that are multiples of this are kept for good (milestones for later evaluation); 0 keeps none. */
+    @WithDefault("100")
+    int keepCheckpointEvery();
+
     /** The artifact store: checkpoints go to {@code <dir>/v<N>}. */
     @WithDefault("${user.home}/.alice-rl/artifacts/checkpoints")
     Path artifactDir();

@@ -11,27 +11,51 @@ import ai.openalice.rl.trainer.repository.TrainerStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.jboss.logging.Logger;
 
 /**
  * Writes a checkpoint (ONNX graph, manifest, parameters, optimizer state) to the artifact store,
  * then registers it, commits the ledger of the steps it holds and queues checkpoints.published —
  * in one transaction. A folder left by a crash between the two is an orphan: it is replaced.
+ * Then older folders go, by the {@link Retention}: a checkpoint per step is 15 MB for the built-in
+ * model, 200 GB a fortnight.
  */
 final class CheckpointWriter {
+    private static final Logger LOG = Logger.getLogger(CheckpointWriter.class);
     static final String CHANNEL = "checkpoints-published";
+    private static final Pattern VERSION_DIR = Pattern.compile("v(\\d+)");
+
+    /** Keep the newest {@code last} versions, and every version that is a multiple of {@code every} (0: none). */
+    record Retention(int last, int every) {
+        Retention {
+            if (last < 1 || every < 0) {
+                throw new IllegalArgumentException("checkpoint retention: keep-checkpoints must be at least 1 and keep-checkpoint-every"
+                        + " at least 0, got " + last + " and " + every);
+            }
+        }
+
+        /** Whether version {@code v} may go once {@code latest} is registered. */
+        boolean prunable(long v, long latest) {
+            return v <= latest - last && (every == 0 || v % every != 0);
+        }
+    }
 
     private final TrainerStore store;
     private final Path root;
     private final String tokenizer;
+    private final Retention retention;
 
-    CheckpointWriter(TrainerStore store, Path root, String tokenizer) {
+    CheckpointWriter(TrainerStore store, Path root, String tokenizer, Retention retention) {
         this.store = store;
         this.root = root;
         this.tokenizer = tokenizer;
+        this.retention = retention;
     }
 
     CheckpointPublished write(Learner learner, long policyVersion, long step, Map<String, Double> metrics, List<TrainerStore.Pending> pending) {
@@ -48,10 +72,28 @@ final class CheckpointWriter {
             var env = Envelope.of(event);
             store.commit(policyVersion, step, dir.toString(), onnx.sha256(), EventCodec.mapper().writeValueAsString(metrics), pending, CHANNEL, env.key(),
                     EventCodec.encode(env));
+            prune(policyVersion);
             return event;
         } catch (IOException e) {
             throw new IllegalStateException("cannot write checkpoint v" + policyVersion + " to " + dir + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Deletes the folders the retention lets go once {@code latest} is registered; returns their versions. A failure is logged, not thrown. */
+    List<Long> prune(long latest) {
+        var gone = new ArrayList<Long>();
+        try (Stream<Path> dirs = Files.list(root)) {
+            for (Path d : dirs.toList()) {
+                var m = VERSION_DIR.matcher(d.getFileName().toString());
+                if (m.matches() && Files.isDirectory(d) && retention.prunable(Long.parseLong(m.group(1)), latest)) {
+                    deleteTree(d);
+                    gone.add(Long.parseLong(m.group(1)));
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warnf("checkpoint retention in %s: %s (next checkpoint retries)", root, e.getMessage());
+        }
+        return gone;
     }
 
     private static ArtifactRef ref(Path dir, String file, Manifest m) {

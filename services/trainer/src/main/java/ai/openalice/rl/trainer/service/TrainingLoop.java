@@ -57,7 +57,8 @@ public final class TrainingLoop implements Runnable {
         this.store = store;
         this.config = config;
         this.meters = meters;
-        this.writer = new CheckpointWriter(store, config.artifactDir(), new ByteTokenizer().name());
+        this.writer = new CheckpointWriter(store, config.artifactDir(), new ByteTokenizer().name(),
+                new CheckpointWriter.Retention(config.keepCheckpoints(), config.keepCheckpointEvery()));
     }
 
     /** Loads the latest checkpoint, or starts and publishes v0. */
