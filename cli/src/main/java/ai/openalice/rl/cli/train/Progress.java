@@ -144,6 +144,11 @@ final class Progress {
                 rates.add(t.path("c").asDouble() / t.path("n").asInt());
             }
         }
+        return taskInterval(rates);
+    }
+
+    /** The same from the per-task pass rates. */
+    public static double[] taskInterval(List<Double> rates) {
         if (rates.size() < 2) {
             return null;
         }
