@@ -85,9 +85,18 @@ class PacingTest {
         assertEquals(0, scheduler.tick());
 
         // the trainer dropped what was counted as useful and never publishes v2: after stall-after, with nothing in flight, count afresh
-        long useful = 3;
-        long later = System.nanoTime() + Duration.ofMinutes(6).toNanos();
-        assertEquals(0, pacer.paced(1, useful, 1, later), "a group still in flight: wait for it");
-        assertEquals(2, pacer.paced(1, useful, 0, later), "nothing in flight for 6 min at v1: the allowance starts again at 1 x 2");
+        long sixMinutesOn = System.nanoTime() + Duration.ofMinutes(6).toNanos();
+        pacer.useClock(() -> sixMinutesOn);
+        try {
+            assertEquals(0, scheduler.tick(), "groups still in flight: wait for them");
+            for (UUID g : DispatcherFixture.rows(pool, "SELECT group_id FROM dispatcher.groups WHERE state <> 'finished'").stream()
+                    .map(r -> r.getUUID(0)).toList()) {
+                score(g, 1);
+            }
+            assertEquals(2, scheduler.tick(), "nothing in flight for 6 min at v1: the allowance starts again at 1 x 2");
+            assertEquals(0, scheduler.tick());
+        } finally {
+            pacer.useClock(System::nanoTime);
+        }
     }
 }

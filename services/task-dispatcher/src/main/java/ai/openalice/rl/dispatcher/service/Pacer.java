@@ -7,6 +7,9 @@ import io.vertx.mutiny.sqlclient.Row;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.UUID;
+import java.util.function.LongSupplier;
 import org.jboss.logging.Logger;
 
 /**
@@ -19,7 +22,8 @@ import org.jboss.logging.Logger;
  * <p>Asynchronous, paced ({@code dispatcher.pace.groups-per-version} = g &gt; 0, versions ahead
  * a): the trainer consumes g useful groups per policy version, so since the pacer's anchor
  * (version v₀, U₀ useful groups not in flight) at most g·(v − v₀ + a) useful groups are
- * requested. A group that turns out uniform stops counting and is replaced. Synchronous:
+ * requested. A group that turns out uniform stops counting and is replaced. Only groups since the
+ * anchor are counted (index {@code groups_train_created}). Synchronous:
  * max-in-flight ÷ G useful groups per version, counted at that version only — see
  * {@link DispatcherConfig#sync()}.
  */
@@ -32,29 +36,62 @@ public class Pacer {
             g.state <> 'dropped' AND NOT EXISTS (SELECT 1 FROM dispatcher.solve_history h
                 WHERE h.group_id = g.group_id AND (h.valid = 0 OR h.solved = 0 OR (h.solved = h.valid AND g.size > 1)))""";
 
+    /** SQL over {@code dispatcher.groups g}: the group is not over yet. */
+    static final String OPEN = "g.state NOT IN ('finished', 'failed', 'dropped')";
+
     @Inject
     DispatcherConfig config;
 
     private Anchor anchor;
     private long lastVersion = -1;
     private long versionSince;
+    private LongSupplier clock = System::nanoTime;
 
-    record Anchor(long version, long useful) {}
+    /**
+     * Where counting starts: version v₀, the database's time (groups created since count) and the
+     * training groups then in flight (they count too: after a restart they were requested by an
+     * earlier process). Only these groups are ever counted, so a pass costs the groups since the
+     * anchor, not every group of a run of weeks.
+     */
+    record Anchor(long version, OffsetDateTime since, UUID[] carried) {}
 
     /** Training groups that may be requested in this pass (Long.MAX_VALUE: unlimited). */
-    public long room(Sql sql) {
+    public synchronized long room(Sql sql) {
         if (config.sync()) {
             return syncRoom(sql);
         }
-        int perVersion = config.pace().groupsPerVersion();
-        if (perVersion <= 0) {
+        var pace = config.pace();
+        if (pace.groupsPerVersion() <= 0) {
             return Long.MAX_VALUE;
         }
+        if (anchor == null) {
+            anchor = anchor(sql);
+        }
         Row r = sql.one("SELECT s.policy_version AS v,"
-                + " (SELECT count(*) FROM dispatcher.groups g WHERE g.mode = $1 AND " + USEFUL + ") AS useful,"
-                + " (SELECT count(*) FROM dispatcher.groups g WHERE g.mode = $1 AND g.state NOT IN ('finished', 'failed', 'dropped')) AS open"
-                + " FROM dispatcher.scheduler s WHERE s.id = 1", RolloutRequested.Mode.TRAIN.wire()).orElseThrow();
-        return paced(r.getLong("v"), r.getLong("useful"), r.getLong("open"), System.nanoTime());
+                + " (SELECT count(*) FROM dispatcher.groups g WHERE g.mode = $1 AND (g.created_at >= $2 OR g.group_id = ANY($3)) AND " + USEFUL
+                + ") AS used, (SELECT count(*) FROM dispatcher.groups g WHERE g.mode = $1 AND " + OPEN + ") AS open"
+                + " FROM dispatcher.scheduler s WHERE s.id = 1", RolloutRequested.Mode.TRAIN.wire(), anchor.since(), anchor.carried()).orElseThrow();
+        long v = r.getLong("v");
+        long now = clock.getAsLong();
+        if (v != lastVersion) {
+            lastVersion = v;
+            versionSince = now;
+        }
+        long room = (long) pace.groupsPerVersion() * (v - anchor.version() + pace.versionsAhead()) - r.getLong("used");
+        if (room <= 0 && r.getLong("open") == 0 && now - versionSince > pace.stallAfter().toNanos()) {
+            LOG.warnf("pacing: nothing in flight and no new policy version for %s; counting afresh from v%d (the trainer dropped groups counted"
+                    + " as useful)", Duration.ofNanos(now - versionSince), v);
+            anchor = anchor(sql);
+            versionSince = now;
+            room = (long) pace.groupsPerVersion() * (v - anchor.version() + pace.versionsAhead());
+        }
+        return Math.max(0, room);
+    }
+
+    private static Anchor anchor(Sql sql) {
+        Row r = sql.one("SELECT s.policy_version AS v, now() AS since, ARRAY(SELECT g.group_id FROM dispatcher.groups g WHERE g.mode = $1 AND "
+                + OPEN + ") AS carried FROM dispatcher.scheduler s WHERE s.id = 1", RolloutRequested.Mode.TRAIN.wire()).orElseThrow();
+        return new Anchor(r.getLong("v"), r.getOffsetDateTime("since"), r.getArrayOfUUIDs("carried"));
     }
 
     @jakarta.annotation.PostConstruct
@@ -65,29 +102,9 @@ public class Pacer {
         }
     }
 
-    /**
-     * The paced allowance at version {@code v} with {@code useful} useful and {@code open}
-     * unfinished training groups, at {@code now} (System.nanoTime; public for tests).
-     */
-    public synchronized long paced(long v, long useful, long open, long now) {
-        var pace = config.pace();
-        if (v != lastVersion) {
-            lastVersion = v;
-            versionSince = now;
-        }
-        if (anchor == null) {
-            // groups still in flight (after a restart) count against the allowance
-            anchor = new Anchor(v, useful - open);
-        }
-        long room = (long) pace.groupsPerVersion() * (v - anchor.version() + pace.versionsAhead()) - (useful - anchor.useful());
-        if (room <= 0 && open == 0 && now - versionSince > pace.stallAfter().toNanos()) {
-            LOG.warnf("pacing: nothing in flight and no new policy version for %s; counting afresh from v%d (the trainer dropped groups counted"
-                    + " as useful)", Duration.ofNanos(now - versionSince), v);
-            anchor = new Anchor(v, useful - open);
-            versionSince = now;
-            room = (long) pace.groupsPerVersion() * pace.versionsAhead();
-        }
-        return Math.max(0, room);
+    /** The pacer's clock in System.nanoTime units (tests move it forward). */
+    public synchronized void useClock(LongSupplier nanos) {
+        clock = nanos;
     }
 
     /** Synchronous: useful groups at the current version up to max-in-flight ÷ G. */
