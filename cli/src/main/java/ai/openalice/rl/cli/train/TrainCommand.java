@@ -98,6 +98,9 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--warm-start-lr", defaultValue = "3e-3", description = "Learning rate of the warm start (default: ${DEFAULT-VALUE}).")
     double warmStartLr;
 
+    @Option(names = "--lr", defaultValue = "2e-4", description = "Learning rate of RL (GRPO++) steps (default: ${DEFAULT-VALUE}).")
+    double lr;
+
     @Option(names = "--init-checkpoint", paramLabel = "DIR", description = "Start RL from this checkpoint folder (e.g. another run's"
             + " checkpoints/v250) instead of a warm start; used when the trainer has no checkpoint of its own yet.")
     Path initCheckpoint;
@@ -129,8 +132,8 @@ public final class TrainCommand implements Callable<Integer> {
         if (initCheckpoint != null) {
             warmStartSteps = 0;
         }
-        if (warmStartBatch < 1 || !(warmStartLr > 0)) {
-            err.println("--warm-start-batch must be >= 1 and --warm-start-lr > 0, got " + warmStartBatch + " and " + warmStartLr);
+        if (warmStartBatch < 1 || !(warmStartLr > 0) || !(lr > 0)) {
+            err.println("--warm-start-batch must be >= 1, --warm-start-lr and --lr > 0, got " + warmStartBatch + ", " + warmStartLr + " and " + lr);
             return 2;
         }
         if (!(temperature > 0 && temperature <= 2)) {
@@ -171,7 +174,7 @@ public final class TrainCommand implements Callable<Integer> {
             Files.writeString(state.resolve("infra.json"), EventCodec.mapper().createObjectNode().put("jdbcUrl", infra.jdbcUrl).put("user", infra.user)
                     .put("password", infra.password).put("kafka", infra.bootstrap).toString());
             var services = new Services(root, state, infra, new Services.Settings(sandbox, groupSize, batchGroups, sync, oracleRl, temperature,
-                    initCheckpoint == null ? null : initCheckpoint.toAbsolutePath(), Math.min(warmStartBatch, tasks), warmStartLr));
+                    initCheckpoint == null ? null : initCheckpoint.toAbsolutePath(), Math.min(warmStartBatch, tasks), warmStartLr, lr));
             var onCtrlC = new Thread(() -> {
                 try {
                     services.close();
