@@ -23,7 +23,7 @@ final class Services implements AutoCloseable {
      * the warm start's tasks per step and learning rate.
      */
     record Settings(String sandbox, int groupSize, int batchGroups, boolean sync, Double oracleRl, double temperature, Path initCheckpoint,
-            int warmStartBatch, double warmStartLr, double lr) {}
+            int warmStartBatch, double warmStartLr, double warmStartContextWeight, double lr) {}
 
     private final Path state;
     private final Settings s;
@@ -83,6 +83,7 @@ final class Services implements AutoCloseable {
         args.addAll(List.of("-Dtrainer.mode=" + mode, "-Dtrainer.artifact-dir=" + state.resolve("checkpoints"), "-Dtrainer.batch-groups=" + batch,
                 "-Dtrainer.model.context-length=" + CONTEXT, "-Dtrainer.model.layers=2", "-Dtrainer.model.heads=4", "-Dtrainer.model.width=128",
                 "-Dtrainer.optim.lr=" + (mode.equals("sft") ? s.warmStartLr() : s.lr()),
+                "-Dtrainer.sft-context-weight=" + (mode.equals("sft") ? s.warmStartContextWeight() : 0),
                 // from random weights a high rate without warm-up spikes the loss (measured at 4e-3: 3.46 → 9.0 at step 7, then stuck at 3.2)
                 "-Dtrainer.optim.warmup-steps=" + (mode.equals("sft") ? 20 : 0), "-Dtrainer.optim.micro-batch=2", "-Dtrainer.max-staleness=4",
                 // imitation fits the data at temperature 1, so that sampling below 1 sharpens what was learnt

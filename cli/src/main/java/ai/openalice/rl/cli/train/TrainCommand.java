@@ -98,6 +98,10 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--warm-start-lr", defaultValue = "3e-3", description = "Learning rate of the warm start (default: ${DEFAULT-VALUE}).")
     double warmStartLr;
 
+    @Option(names = "--warm-start-context-weight", defaultValue = "0.25", description = "How much each prompt or observation token weighs"
+            + " in the warm start's loss against an action token (0: actions only; default: ${DEFAULT-VALUE}).")
+    double warmStartContextWeight;
+
     @Option(names = "--lr", defaultValue = "2e-4", description = "Learning rate of RL (GRPO++) steps (default: ${DEFAULT-VALUE}).")
     double lr;
 
@@ -132,8 +136,9 @@ public final class TrainCommand implements Callable<Integer> {
         if (initCheckpoint != null) {
             warmStartSteps = 0;
         }
-        if (warmStartBatch < 1 || !(warmStartLr > 0) || !(lr > 0)) {
-            err.println("--warm-start-batch must be >= 1, --warm-start-lr and --lr > 0, got " + warmStartBatch + ", " + warmStartLr + " and " + lr);
+        if (warmStartBatch < 1 || !(warmStartLr > 0) || !(lr > 0) || !(warmStartContextWeight >= 0)) {
+            err.println("--warm-start-batch must be >= 1, --warm-start-lr and --lr > 0, --warm-start-context-weight >= 0, got " + warmStartBatch
+                    + ", " + warmStartLr + ", " + lr + " and " + warmStartContextWeight);
             return 2;
         }
         if (!(temperature > 0 && temperature <= 2)) {
@@ -174,7 +179,7 @@ public final class TrainCommand implements Callable<Integer> {
             Files.writeString(state.resolve("infra.json"), EventCodec.mapper().createObjectNode().put("jdbcUrl", infra.jdbcUrl).put("user", infra.user)
                     .put("password", infra.password).put("kafka", infra.bootstrap).toString());
             var services = new Services(root, state, infra, new Services.Settings(sandbox, groupSize, batchGroups, sync, oracleRl, temperature,
-                    initCheckpoint == null ? null : initCheckpoint.toAbsolutePath(), Math.min(warmStartBatch, tasks), warmStartLr, lr));
+                    initCheckpoint == null ? null : initCheckpoint.toAbsolutePath(), Math.min(warmStartBatch, tasks), warmStartLr, warmStartContextWeight, lr));
             var onCtrlC = new Thread(() -> {
                 try {
                     services.close();

@@ -14,6 +14,13 @@ public interface TrainerConfig {
     @WithDefault("rl")
     String mode();
 
+    /**
+     * In {@code sft} mode, how much each prompt or observation token weighs in the loss against a
+     * completion token (0: completions only). See {@code Learner.sft(batch, weight)}.
+     */
+    @WithDefault("0")
+    double sftContextWeight();
+
     /** Groups per training step. */
     @WithDefault("4")
     int batchGroups();

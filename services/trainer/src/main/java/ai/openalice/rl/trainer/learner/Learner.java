@@ -56,15 +56,29 @@ public final class Learner implements AutoCloseable {
 
     /** A GRPO++ step: clip-high PPO on the advantages, truncated importance sampling against the rollout log-probs. */
     public StepStats rl(SequenceBatch b) {
-        return step(b, false);
+        return step(b, false, 0);
     }
 
     /** A supervised step: the negative log-likelihood of the completion tokens (warm-start on successful or oracle trajectories). */
     public StepStats sft(SequenceBatch b) {
-        return step(b, true);
+        return sft(b, 0);
     }
 
-    private StepStats step(SequenceBatch b, boolean sft) {
+    /**
+     * A supervised step that also learns to predict the prompt and observation tokens, each
+     * weighing {@code contextWeight} of a completion token: −(Σ_completion log p + w·Σ_context log p)
+     * ÷ (completion tokens + w·context tokens). For a model trained from scratch this is the
+     * language modelling it never had (the code it reads, the copies it must make); the reported
+     * loss stays the completion tokens' NLL.
+     */
+    public StepStats sft(SequenceBatch b, double contextWeight) {
+        if (!(contextWeight >= 0)) {
+            throw new IllegalArgumentException("context weight must be >= 0, got " + contextWeight);
+        }
+        return step(b, true, (float) contextWeight);
+    }
+
+    private StepStats step(SequenceBatch b, boolean sft, float contextWeight) {
         if (b.rows() == 0 || b.completionTokens() == 0) {
             throw new IllegalArgumentException("an empty batch");
         }
@@ -83,9 +97,12 @@ public final class Learner implements AutoCloseable {
                 int m1 = Math.min(b.rows(), m0 + perMini);
                 float scale = (float) b.rows() / (m1 - m0);
                 float miniTokens = 0;
+                float miniContext = 0;
                 for (int i = m0 * b.width(); i < m1 * b.width(); i++) {
                     miniTokens += b.mask()[i];
+                    miniContext += b.contextMask()[i];
                 }
+                float w = sft ? contextWeight : 0;
                 for (int r0 = m0; r0 < m1; r0 += settings.microBatch()) {
                     int r1 = Math.min(m1, r0 + settings.microBatch());
                     try (NDScope scope = new NDScope(); NDManager sub = gpt.manager().newSubManager()) {
@@ -100,7 +117,10 @@ public final class Learner implements AutoCloseable {
                             NDArray logp = gpt.tokenLogprobs(sub.create(Arrays.copyOfRange(b.inputs(), from, to), shape),
                                     sub.create(Arrays.copyOfRange(b.targets(), from, to), shape), settings.temperature());
                             NDArray loss;
-                            if (sft) {
+                            if (sft && w > 0) {
+                                NDArray weights = mask.add(sub.create(Arrays.copyOfRange(b.contextMask(), from, to), shape).mul(w));
+                                loss = Scalars.div(logp.mul(weights).sum().neg(), Math.max(1f, miniTokens + w * miniContext));
+                            } else if (sft) {
                                 loss = Scalars.div(logp.mul(mask).sum().neg(), Math.max(1f, miniTokens));
                             } else {
                                 NDArray coef = sub.create(Arrays.copyOfRange(b.coef(), from, to), shape);
@@ -110,8 +130,16 @@ public final class Learner implements AutoCloseable {
                                         sub.create(Arrays.copyOfRange(b.advantages(), from, to), shape), coef, settings.loss());
                             }
                             gc.backward(loss);
-                            lossSum += loss.getFloat() / settings.miniBatches() / settings.ppoEpochs();
                             logpNow = logp.toFloatArray();
+                            if (sft && w > 0) { // report the completion tokens' NLL, as without the context term
+                                double nll = 0;
+                                for (int i = 0; i < logpNow.length; i++) {
+                                    nll -= logpNow[i] * b.mask()[from + i];
+                                }
+                                lossSum += nll / Math.max(1f, miniTokens) / settings.miniBatches() / settings.ppoEpochs();
+                            } else {
+                                lossSum += loss.getFloat() / settings.miniBatches() / settings.ppoEpochs();
+                            }
                         }
                         for (int i = 0; i < logpNow.length; i++) {
                             if (b.mask()[from + i] == 0) {

@@ -10,10 +10,11 @@ import java.util.UUID;
  * completions, turn after turn) as inputs and the same shifted by one as targets. Only positions
  * whose target is a completion token carry weight — prompt and observation tokens are masked —
  * with the sampling log-prob of that token, the sequence's advantage, and the aggregation's
- * coefficient.
+ * coefficient. {@code contextMask} marks the other real targets (prompt and observation tokens),
+ * which supervised steps may also learn to predict.
  */
 public record SequenceBatch(int rows, int width, long[] inputs, long[] targets, float[] rolloutLogp, float[] advantages, float[] coef,
-        float[] mask, int completionTokens, List<UUID> rolloutIds) {
+        float[] mask, int completionTokens, float[] contextMask, int contextTokens, List<UUID> rolloutIds) {
 
     /** A trajectory that could not be batched, and why. */
     public record Rejected(UUID rolloutId, String reason) {}
@@ -46,6 +47,8 @@ public record SequenceBatch(int rows, int width, long[] inputs, long[] targets, 
         float[] lp = new float[b * width];
         float[] adv = new float[b * width];
         float[] mask = new float[b * width];
+        float[] contextMask = new float[b * width];
+        int context = 0;
         boolean[] valid = new boolean[b * width];
         int[] offsets = new int[b + 1];
         int completion = 0;
@@ -83,6 +86,9 @@ public record SequenceBatch(int rows, int width, long[] inputs, long[] targets, 
                     lp[base + i] = logp.get(i + 1).floatValue();
                     adv[base + i] = advantage.get(i + 1).floatValue();
                     completion++;
+                } else {
+                    contextMask[base + i] = 1;
+                    context++;
                 }
             }
         }
@@ -92,6 +98,6 @@ public record SequenceBatch(int rows, int width, long[] inputs, long[] targets, 
         for (int i = 0; i < w.length; i++) {
             coef[i] = (float) w[i];
         }
-        return new Built(new SequenceBatch(b, width, in, tg, lp, adv, coef, mask, completion, List.copyOf(ids)), List.copyOf(rejected));
+        return new Built(new SequenceBatch(b, width, in, tg, lp, adv, coef, mask, completion, contextMask, context, List.copyOf(ids)), List.copyOf(rejected));
     }
 }

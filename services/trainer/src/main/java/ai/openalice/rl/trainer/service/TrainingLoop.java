@@ -174,7 +174,7 @@ public final class TrainingLoop implements Runnable {
             store.drop(batch.groups().stream().collect(java.util.stream.Collectors.toMap(g -> g, g -> "every member longer than the model's context")));
             return false;
         }
-        var stats = sft ? learner.sft(built.batch()) : learner.rl(built.batch());
+        var stats = sft ? learner.sft(built.batch(), config.sftContextWeight()) : learner.rl(built.batch());
         long computeMs = (System.nanoTime() - t0) / 1_000_000;
         if (!Double.isFinite(stats.gradNorm()) || !Double.isFinite(stats.loss())) {
             // the optimizer refused the update; these groups are not trained on (and not retried: they would fail again)

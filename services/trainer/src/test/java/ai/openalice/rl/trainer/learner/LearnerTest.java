@@ -121,6 +121,40 @@ class LearnerTest {
     }
 
     @Test
+    void aContextWeightAlsoTeachesThePromptAndReportsTheCompletionLossAlone() {
+        // prompt [0 9 9 9 9] (context targets 9 9 9 9), completion [5]
+        var demo = new ArrayList<Sample>();
+        for (int i = 0; i < 8; i++) {
+            demo.add(new Sample(UUID.randomUUID(), List.of(new Turn(0, List.of(0, 9, 9, 9, 9), List.of(5), List.of(0.0), 0,
+                    new Action("answer", null, null), "", 0, 0)), 0));
+        }
+        var batch = SequenceBatch.of(demo, C.contextLength(), Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, 1).batch();
+        assertEquals(32, batch.contextTokens());
+        double[] contextNll = new double[2];
+        for (int run = 0; run < 2; run++) {
+            try (Learner learner = learner(9, 16, 1)) {
+                double w = run == 0 ? 0 : 1;
+                double firstReported = learner.sft(batch, w).loss();
+                try (Learner same = learner(9, 16, 1)) { // the same initial weights, completions only
+                    assertEquals(same.sft(batch).loss(), firstReported, 1e-5, "the reported loss is the completion NLL, whatever the weight");
+                }
+                for (int i = 0; i < 20; i++) {
+                    learner.sft(batch, w);
+                }
+                float[] logp = learner.logprobs(batch);
+                double nll = 0;
+                for (int i = 0; i < logp.length; i++) {
+                    nll -= logp[i] * batch.contextMask()[i];
+                }
+                contextNll[run] = nll / batch.contextTokens();
+            }
+        }
+        // 16 tokens: a guess costs ln 16 = 2.77 nats; only the weighted run learns that 9 follows 9
+        assertTrue(contextNll[1] < 0.5, "with weight 1: " + contextNll[1]);
+        assertTrue(contextNll[0] > 1.0, "with weight 0 the prompt is not learnt: " + contextNll[0]);
+    }
+
+    @Test
     void supervisedStepsRaiseTheLikelihoodOfTheDemonstrations() {
         try (Learner learner = learner(9, 16, 1)) {
             var demo = new ArrayList<Sample>();

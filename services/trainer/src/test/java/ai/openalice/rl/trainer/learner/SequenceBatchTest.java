@@ -36,6 +36,9 @@ class SequenceBatchTest {
         // seq-mean-token-sum-norm: 1 / (B · L_max) = 1 / (2 · 10) on every valid token
         assertArrayEquals(new float[] {0, 0.05f, 0.05f, 0, 0.05f, 0.05f, 0, 0, 0, 0}, x.coef(), 1e-7f);
         assertEquals(4, x.completionTokens());
+        // the other real targets: 2 and 5 (row a); row b's only target is a completion; padding is neither
+        assertArrayEquals(new float[] {1, 0, 0, 1, 0, 0, 0, 0, 0, 0}, x.contextMask());
+        assertEquals(2, x.contextTokens());
     }
 
     @Test
