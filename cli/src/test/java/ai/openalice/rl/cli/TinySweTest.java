@@ -85,16 +85,53 @@ class TinySweTest {
         // seed 1 with 256 tasks drew a wrong-index bug ("return items[0]") next to the neighbour first(), whose body is the same line
         TinySwe.generate(dir, 256, 16, 1);
         var mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        int withMistakes = 0;
         for (String file : List.of("train.jsonl", "heldout.jsonl")) {
             for (String line : Files.readAllLines(dir.resolve(file))) {
                 var t = mapper.readTree(line);
-                var fix = t.get("oracle_trajectory").get(1).get("args");
+                var steps = t.get("oracle_trajectory");
+                // the fix is the last str_replace (a demonstration may try a refused one first)
+                var fix = steps.get(steps.size() - 3).get("args");
                 assertEquals("str_replace", fix.get("command").asText());
                 String module = Files.readString(dir.resolve(t.at("/workspace/path").asText()).resolve(fix.get("path").asText()));
                 String old = fix.get("old_str").asText();
                 assertEquals(module.indexOf(old), module.lastIndexOf(old), t.get("instance_id").asText() + ": '" + old + "' occurs more than once");
                 assertTrue(module.contains(old), t.get("instance_id").asText());
+                if (steps.size() > 4) {
+                    assertEquals("train.jsonl", file, "held-out demonstrations have no mistakes: " + t.get("instance_id").asText());
+                    withMistakes++;
+                }
             }
+        }
+        // each of two mistakes with probability 1/4: P(either) = 7/16, 112 of 256 expected, standard deviation 7.9
+        assertTrue(withMistakes > 80 && withMistakes < 144, withMistakes + " of 256 demonstrations with a mistake");
+    }
+
+    @Test
+    void aDemonstrationWithMistakesIsRefusedTwiceThenResolvesTheTask() throws Exception {
+        TinySwe.generate(dir, 64, 0, 1);
+        var mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        Task task = null;
+        for (Task t : valid(dir.resolve("train.jsonl"))) {
+            if (t.raw().get("oracle_trajectory").size() == 6) { // misspelt view, view, swapped fix, fix, test, submit
+                task = t;
+                break;
+            }
+        }
+        assertTrue(task != null, "some demonstration of 64 has both mistakes (expected 4)");
+        var tok = new ai.openalice.rl.model.tokenizer.ByteTokenizer();
+        var format = new ai.openalice.rl.agent.format.CompactFormat();
+        try (var sandboxes = new LocalSandboxProvider(LocalSandboxConfig.defaults().withRoot(dir.resolve("sandboxes")))) {
+            ai.openalice.rl.agent.loop.Episode e;
+            try (var sandbox = sandboxes.create(ai.openalice.rl.sandbox.SandboxSpec.of(ai.openalice.rl.sandbox.WorkspaceSource.of(task.workspace(), null)))) {
+                e = new ai.openalice.rl.agent.loop.AgentLoop(ai.openalice.rl.agent.scripted.OraclePolicy.replaying(task.raw().get("oracle_trajectory"),
+                        tok, format), tok, format, ai.openalice.rl.agent.tools.Tools.standard()).run(task.agentView(1), sandbox,
+                        ai.openalice.rl.agent.loop.LoopConfig.defaults(12, 8192));
+            }
+            var failed = e.trajectory().turns().stream().map(t -> t.action().toolError()).toList();
+            assertEquals(List.of(true, false, true, false, false, false), failed, "the misspelt view and the swapped fix are refused");
+            assertTrue(e.trajectory().turns().getFirst().observation().contains("does not exist"), e.trajectory().turns().getFirst().observation());
+            assertTrue(new Harness(sandboxes, VerifierOptions.defaults()).verify(task, e.patch()).resolved(), e.patch());
         }
     }
 

@@ -103,21 +103,35 @@ public final class TinySwe {
         t.put("test_command", "python3 -m unittest -v");
         t.putObject("test_report").put("format", "unittest");
         t.putObject("limits").put("max_steps", 12).put("episode_timeout_s", 120).put("test_timeout_s", 60);
-        t.set("oracle_trajectory", oracle(modulePath, buggy, bug));
+        // training demonstrations sometimes go wrong first and recover (the trainer imitates the recovery, not the mistake);
+        // drawn from the id, so the rest of the suite is the same with or without them
+        t.set("oracle_trajectory", oracle(pkg, modulePath, buggy, bug, split.equals("train") ? new Random(id.hashCode()) : null));
         return t;
     }
 
     /**
-     * Look at the module, make the one-line fix, run the tests, submit. No test run before the fix:
+     * Look at the module, make the one-line fix, run the tests, submit; with {@code mistakes}, a
+     * quarter of the demonstrations first view a misspelt path and a quarter first try the fix with
+     * old and new swapped, each refused by the tool and then done right. No test run before the fix:
      * the visible tests cover only the healthy neighbours, so it would show nothing the statement
      * does not, and every byte of context costs the CPU-sized model attention time.
      */
-    static ArrayNode oracle(String modulePath, String buggy, BugFamily.Instance bug) {
+    static ArrayNode oracle(String pkg, String modulePath, String buggy, BugFamily.Instance bug, Random mistakes) {
         var a = JSON.createArrayNode();
+        if (mistakes != null && mistakes.nextInt(4) == 0) { // a path copied with a letter missing: "does not exist", then the right one
+            int drop = mistakes.nextInt(pkg.length());
+            String typo = pkg.substring(0, drop) + pkg.substring(drop + 1) + modulePath.substring(pkg.length());
+            a.addObject().put("tool", "file_editor").putObject("args").put("command", "view").put("path", typo);
+        }
         a.addObject().put("tool", "file_editor").putObject("args").put("command", "view").put("path", modulePath);
         String indent = "    ";
+        String fixedLine = indent + bug.body().get(bug.bugLine());
+        if (mistakes != null && mistakes.nextInt(4) == 0 && !buggy.contains(fixedLine)) { // old and new swapped: "does not occur"
+            a.addObject().put("tool", "file_editor").putObject("args").put("command", "str_replace").put("path", modulePath)
+                    .put("old_str", fixedLine).put("new_str", indent + bug.buggyLine());
+        }
         a.addObject().put("tool", "file_editor").putObject("args").put("command", "str_replace").put("path", modulePath)
-                .put("old_str", indent + bug.buggyLine()).put("new_str", indent + bug.body().get(bug.bugLine()));
+                .put("old_str", indent + bug.buggyLine()).put("new_str", fixedLine);
         a.addObject().put("tool", "bash").putObject("args").put("command", "python3 -m unittest");
         a.addObject().put("tool", "submit").putObject("args");
         return a;

@@ -128,8 +128,8 @@ public final class AgentLoop {
             try {
                 switch (format.parse(c.text())) {
                     case ToolCallFormat.Parsed.Call call -> {
-                        action = new Action(call.tool(), call.args(), null);
                         obs = tools.call(call.tool(), call.args(), ctx);
+                        action = new Action(call.tool(), call.args(), null, obs.error());
                     }
                     case ToolCallFormat.Parsed.Unparsable u -> {
                         action = new Action("", JsonNodeFactory.instance.objectNode(), u.reason());

@@ -21,6 +21,10 @@ public interface TrainerConfig {
     @WithDefault("0")
     double sftContextWeight();
 
+    /** In {@code sft} mode, whether the calls that failed (unparsable, refused by the tool) are imitated too; by default only the recovery is. */
+    @WithDefault("false")
+    boolean sftImitateFailedCalls();
+
     /** Groups per training step. */
     @WithDefault("4")
     int batchGroups();

@@ -27,6 +27,15 @@ public record SequenceBatch(int rows, int width, long[] inputs, long[] targets, 
      * @param maxLength     L_max of the aggregation (seq-mean-token-sum-norm divides by it)
      */
     public static Built of(List<Sample> samples, int contextLength, Aggregation aggregation, int maxLength) {
+        return of(samples, contextLength, aggregation, maxLength, false);
+    }
+
+    /**
+     * With {@code skipFailedCalls} (supervised steps), the completion of a turn whose call failed
+     * (unparsable, or refused by the tool) carries no weight at all: the demonstration's recovery
+     * from it is learnt, the mistake is not.
+     */
+    public static Built of(List<Sample> samples, int contextLength, Aggregation aggregation, int maxLength, boolean skipFailedCalls) {
         var kept = new ArrayList<Sample>();
         var rejected = new ArrayList<Rejected>();
         int width = 1;
@@ -34,6 +43,8 @@ public record SequenceBatch(int rows, int width, long[] inputs, long[] targets, 
             int len = s.length();
             if (len < 2 || s.turns().stream().allMatch(t -> t.completionTokenIds().isEmpty())) {
                 rejected.add(new Rejected(s.rolloutId(), "no completion tokens"));
+            } else if (skipFailedCalls && s.turns().stream().allMatch(t -> t.completionTokenIds().isEmpty() || (t.action() != null && t.action().failed()))) {
+                rejected.add(new Rejected(s.rolloutId(), "no call that worked, nothing to imitate"));
             } else if (len > contextLength + 1) {
                 rejected.add(new Rejected(s.rolloutId(), "longer than the model's context (" + len + " > " + (contextLength + 1) + " tokens)"));
             } else {
@@ -58,19 +69,23 @@ public record SequenceBatch(int rows, int width, long[] inputs, long[] targets, 
             ids.add(s.rolloutId());
             var seq = new ArrayList<Integer>();
             var isCompletion = new ArrayList<Boolean>();
+            var skipped = new ArrayList<Boolean>();
             var logp = new ArrayList<Double>();
             var advantage = new ArrayList<Double>();
             for (int ti = 0; ti < s.turns().size(); ti++) {
                 var t = s.turns().get(ti);
+                boolean skip = skipFailedCalls && t.action() != null && t.action().failed();
                 for (int id : t.promptDeltaTokenIds()) {
                     seq.add(id);
                     isCompletion.add(false);
+                    skipped.add(false);
                     logp.add(0.0);
                     advantage.add(0.0);
                 }
                 for (int i = 0; i < t.completionTokenIds().size(); i++) {
                     seq.add(t.completionTokenIds().get(i));
                     isCompletion.add(true);
+                    skipped.add(skip);
                     logp.add(t.logprobs().get(i));
                     advantage.add(s.advantageOf(ti));
                 }
@@ -80,6 +95,9 @@ public record SequenceBatch(int rows, int width, long[] inputs, long[] targets, 
             for (int i = 0; i + 1 < seq.size(); i++) {
                 in[base + i] = seq.get(i);
                 tg[base + i] = seq.get(i + 1);
+                if (skipped.get(i + 1)) {
+                    continue;
+                }
                 if (isCompletion.get(i + 1)) {
                     mask[base + i] = 1;
                     valid[base + i] = true;

@@ -164,10 +164,19 @@ public final class TrainingLoop implements Runnable {
         long waitMs = (System.nanoTime() - waitStart) / 1_000_000;
         long t0 = System.nanoTime();
         var built = SequenceBatch.of(batch.samples(), learner.model().config().contextLength(), Aggregation.SEQ_MEAN_TOKEN_SUM_NORM,
-                config.loss().maxLength() > 0 ? config.loss().maxLength() : learner.model().config().contextLength());
+                config.loss().maxLength() > 0 ? config.loss().maxLength() : learner.model().config().contextLength(),
+                sft && !config.sftImitateFailedCalls());
         if (!built.rejected().isEmpty()) {
-            meters.dropped(Map.of("too_long", (long) built.rejected().size()));
-            batch.dropped("too_long", built.rejected().size());
+            long tooLong = built.rejected().stream().filter(r -> r.reason().startsWith("longer than")).count();
+            long other = built.rejected().size() - tooLong;
+            if (tooLong > 0) {
+                meters.dropped(Map.of("too_long", tooLong));
+                batch.dropped("too_long", (int) tooLong);
+            }
+            if (other > 0) {
+                meters.dropped(Map.of("nothing_to_learn", other));
+                batch.dropped("nothing_to_learn", (int) other);
+            }
             built.rejected().forEach(r -> LOG.warnf("rollout %s left out: %s", r.rolloutId(), r.reason()));
         }
         if (built.batch().rows() == 0) {

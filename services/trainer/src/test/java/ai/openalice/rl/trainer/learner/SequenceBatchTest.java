@@ -42,6 +42,20 @@ class SequenceBatchTest {
     }
 
     @Test
+    void supervisedBatchesLeaveOutTheCompletionsOfFailedCalls() {
+        // prompt [1], completion [2 3] refused by the tool; observation [4], completion [5] that worked
+        var failed = new Turn(0, List.of(1), List.of(2, 3), List.of(-1.0, -1.0), 0, new Action("file_editor", null, null, true), "no such file", 0, 0);
+        var s = new Sample(UUID.randomUUID(), List.of(failed, turn(1, List.of(4), List.of(5), List.of(-1.0))), 1);
+        var sft = SequenceBatch.of(List.of(s), 8, Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, 8, true).batch();
+        assertArrayEquals(new long[] {2, 3, 4, 5}, sft.targets());
+        assertArrayEquals(new float[] {0, 0, 0, 1}, sft.mask(), "only the call that worked is imitated");
+        assertArrayEquals(new float[] {0, 0, 1, 0}, sft.contextMask(), "the mistake is not context either; the observation is");
+        assertEquals(1, sft.completionTokens());
+        var rl = SequenceBatch.of(List.of(s), 8, Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, 8).batch();
+        assertArrayEquals(new float[] {1, 1, 0, 1}, rl.mask(), "RL weighs every completion by its advantage");
+    }
+
+    @Test
     void episodesLongerThanTheContextAreLeftOutWithTheReason() {
         var ok = new Sample(UUID.randomUUID(), List.of(turn(0, List.of(1, 2), List.of(3), List.of(-1.0))), 1);
         var tooLong = new Sample(UUID.randomUUID(), List.of(turn(0, List.of(1, 2, 3, 4), List.of(5, 6), List.of(-1.0, -1.0))), 1);
