@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.cli.suite.TinySwe;
+import ai.openalice.rl.cli.train.Supervisor;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * inference serving it (or a later one: the loop keeps going), and the dispatcher sampling at it.
  */
 class LoopIT {
+    static final Path LOGS = Path.of("target", "e2e-logs").toAbsolutePath();
     final String suffix = ".e2e" + UUID.randomUUID().toString().substring(0, 8);
 
     @Test
@@ -44,17 +46,22 @@ class LoopIT {
         Path suite = Path.of("target", "e2e-suite" + suffix).toAbsolutePath();
         TinySwe.generate(suite, 2, 1, 11);
         Path artifacts = Path.of("target", "e2e-artifacts" + suffix).toAbsolutePath();
-        try (var s = new Services(suffix)) {
-            s.start("inference", "-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest");
-            s.start("trainer", "-Dtrainer.artifact-dir=" + artifacts.resolve("checkpoints"), "-Dtrainer.batch-groups=1",
+        // the packaged services as processes on the test broker and database, as alice-rl train runs them
+        var common = List.of("-Dalice.topic-suffix=" + suffix, "-Dkafka.bootstrap.servers=" + TestStack.kafkaBootstrap(),
+                "-Dquarkus.datasource.jdbc.url=" + TestStack.jdbcUrl(), "-Dquarkus.datasource.reactive.url=" + System.getProperty("alice.db.reactive-url"),
+                "-Dquarkus.datasource.username=" + TestStack.dbUser(), "-Dquarkus.datasource.password=" + TestStack.dbPassword(),
+                "-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=1");
+        try (var s = new Supervisor(Path.of(System.getProperty("alice.services")).getParent(), LOGS, common)) {
+            s.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest"));
+            s.start("trainer", List.of("-Dtrainer.artifact-dir=" + artifacts.resolve("checkpoints"), "-Dtrainer.batch-groups=1",
                     "-Dtrainer.model.context-length=4096", "-Dtrainer.model.layers=1", "-Dtrainer.model.heads=2", "-Dtrainer.model.width=16",
-                    "-Dtrainer.optim.micro-batch=1", "-Dtrainer.poll=PT0.5S");
-            s.start("rubric-prm");
-            s.start("verifier", "-Dverifier.sandbox-root=/tmp/alice-rl-e2e-verifier");
-            s.start("sandbox-runner", "-Drunner.policy=random", "-Drunner.random-submit-probability=0.5", "-Drunner.id=e2e-runner",
+                    "-Dtrainer.optim.micro-batch=1", "-Dtrainer.poll=PT0.5S"));
+            s.start("rubric-prm", List.of());
+            s.start("verifier", List.of("-Dverifier.sandbox-root=/tmp/alice-rl-e2e-verifier"));
+            s.start("sandbox-runner", List.of("-Drunner.policy=random", "-Drunner.random-submit-probability=0.5", "-Drunner.id=e2e-runner",
                     "-Drunner.sandbox-root=/tmp/alice-rl-e2e-runner", "-Drunner.artifact-dir=" + artifacts.resolve("trajectories"),
-                    "-Drunner.max-context-tokens=4096", "-Drunner.inference-url=" + s.uri("inference", ""));
-            s.start("task-dispatcher", "-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4");
+                    "-Drunner.max-context-tokens=4096", "-Drunner.inference-url=" + s.uri("inference", "")));
+            s.start("task-dispatcher", List.of("-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4"));
             s.awaitReady(Duration.ofMinutes(3));
 
             try (var producer = new KafkaProducer<String, byte[]>(TestStack.producerProperties())) {
@@ -107,7 +114,7 @@ class LoopIT {
                     }
                 }
             }
-            throw new AssertionError("no checkpoint v" + version + " within " + wait + " (saw " + seen + "); see target/e2e-*.log");
+            throw new AssertionError("no checkpoint v" + version + " within " + wait + " (saw " + seen + "); see the logs in " + LOGS);
         }
     }
 }

@@ -105,8 +105,9 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--lr", defaultValue = "2e-4", description = "Learning rate of RL (GRPO++) steps (default: ${DEFAULT-VALUE}).")
     double lr;
 
-    @Option(names = "--init-checkpoint", paramLabel = "DIR", description = "Start RL from this checkpoint folder (e.g. another run's"
-            + " checkpoints/v250) instead of a warm start; used when the trainer has no checkpoint of its own yet.")
+    @Option(names = "--init-checkpoint", paramLabel = "DIR", description = "Start from this checkpoint folder (e.g. another run's"
+            + " checkpoints/v250) when the trainer has no checkpoint of its own yet: RL at once, or first more imitation when"
+            + " --warm-start-steps is given too.")
     Path initCheckpoint;
 
     @Option(names = "--probe-every", defaultValue = "5", description = "Held-out pass@1 probe every N trainer steps.")
@@ -133,7 +134,7 @@ public final class TrainCommand implements Callable<Integer> {
             err.println("--init-checkpoint " + initCheckpoint + " is not a checkpoint folder (no manifest.json in it)");
             return 2;
         }
-        if (initCheckpoint != null) {
+        if (initCheckpoint != null && !spec.commandLine().getParseResult().hasMatchedOption("--warm-start-steps")) {
             warmStartSteps = 0;
         }
         if (warmStartBatch < 1 || !(warmStartLr > 0) || !(lr > 0) || !(warmStartContextWeight >= 0)) {
