@@ -9,12 +9,14 @@ import java.util.Map;
 
 /**
  * Kafka and PostgreSQL for {@code alice-rl train}: external ones when given, else a single-node
- * Kafka broker of its own (data in {@code <state>/stack}, port 19092) and the machine's PostgreSQL
+ * Kafka broker of its own (data in {@code <state>/stack}, port 19092 — or, when another run holds
+ * it, a free one, kept in {@code <state>/kafka-port}) and the machine's PostgreSQL
  * through {@code dev/stack} (installed and started when missing, as root), with a database of its
  * own per state folder ({@code alice_rl_train_<id>}).
  */
 final class Infra implements AutoCloseable {
     static final int KAFKA_PORT = 19092;
+    private int kafkaPort;
     private final Path root;
     private final Path state;
     private final PrintWriter out;
@@ -34,9 +36,10 @@ final class Infra implements AutoCloseable {
         if (kafka != null) {
             bootstrap = kafka;
         } else {
+            kafkaPort = kafkaPort();
             stack("kafka-start");
             startedKafka = true;
-            bootstrap = "127.0.0.1:" + KAFKA_PORT;
+            bootstrap = "127.0.0.1:" + kafkaPort;
         }
         if (db != null) {
             jdbcUrl = db;
@@ -66,6 +69,34 @@ final class Infra implements AutoCloseable {
         return name;
     }
 
+    /**
+     * The broker's port (its controller listens on the next one): this state folder's, else 19092
+     * when it and 19093 are free, else a free pair; kept so that the broker's data keeps its address.
+     */
+    int kafkaPort() throws java.io.IOException {
+        Path file = state.resolve("kafka-port");
+        if (java.nio.file.Files.exists(file)) {
+            return Integer.parseInt(java.nio.file.Files.readString(file).strip());
+        }
+        int port = KAFKA_PORT;
+        while (!free(port) || !free(port + 1)) {
+            try (var s = new java.net.ServerSocket(0)) {
+                port = s.getLocalPort();
+            }
+        }
+        java.nio.file.Files.writeString(file, port + "\n");
+        return port;
+    }
+
+    private static boolean free(int port) {
+        try (var s = new java.net.ServerSocket()) {
+            s.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+            return true;
+        } catch (java.io.IOException taken) {
+            return false;
+        }
+    }
+
     String reactiveUrl() {
         return jdbcUrl.substring("jdbc:".length());
     }
@@ -79,8 +110,8 @@ final class Infra implements AutoCloseable {
 
     private void stack(String command) throws Exception {
         var pb = new ProcessBuilder(root.resolve("dev/stack").toString(), command).redirectErrorStream(true);
-        pb.environment().putAll(Map.of("ALICE_STACK_DIR", state.resolve("stack").toString(), "ALICE_KAFKA_PORT", Integer.toString(KAFKA_PORT),
-                "ALICE_KAFKA_CONTROLLER_PORT", Integer.toString(KAFKA_PORT + 1)));
+        pb.environment().putAll(Map.of("ALICE_STACK_DIR", state.resolve("stack").toString(), "ALICE_KAFKA_PORT", Integer.toString(kafkaPort),
+                "ALICE_KAFKA_CONTROLLER_PORT", Integer.toString(kafkaPort + 1)));
         Process p = pb.start();
         String text = new String(p.getInputStream().readAllBytes());
         out.print(text);

@@ -10,6 +10,21 @@ import org.junit.jupiter.api.Test;
 
 class StateFolderTest {
     @Test
+    void aSecondRunOnTheMachineGetsItsOwnKafkaPortAndKeepsIt(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        var out = new java.io.PrintWriter(new java.io.StringWriter());
+        Path a = Files.createDirectories(dir.resolve("a"));
+        Path b = Files.createDirectories(dir.resolve("b"));
+        int first = new Infra(dir, a, out).kafkaPort();
+        try (var held = new java.net.ServerSocket()) {
+            held.bind(new java.net.InetSocketAddress("127.0.0.1", first)); // the first run's broker
+            int second = new Infra(dir, b, out).kafkaPort();
+            assertTrue(second != first && second + 1 != first, first + " / " + second);
+            assertTrue(Files.readString(b.resolve("kafka-port")).strip().equals(Integer.toString(second)));
+            assertTrue(new Infra(dir, a, out).kafkaPort() == first, "a state folder keeps its port, taken or not");
+        }
+    }
+
+    @Test
     void aStateFolderUnderAPrivateDirectoryIsRefusedWithTheDirectoryNamed() throws Exception {
         Path base = Files.createTempDirectory("alice-state"); // rwx------, as mktemp makes it
         try {
