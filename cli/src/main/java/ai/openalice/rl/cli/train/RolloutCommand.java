@@ -113,6 +113,7 @@ public final class RolloutCommand implements Callable<Integer> {
         var config = sandboxRoot == null ? LocalSandboxConfig.defaults() : LocalSandboxConfig.defaults().withRoot(sandboxRoot);
         var rates = new ArrayList<Double>();
         int solved = 0;
+        var habits = new Habits();
         try (policy; var sandboxes = new LocalSandboxProvider(config);
                 BufferedWriter trajectories = outFile == null ? null : Files.newBufferedWriter(outFile, StandardCharsets.UTF_8)) {
             var loop = new AgentLoop(policy, policy.tokenizer(), new CompactFormat(), Tools.standard())
@@ -140,6 +141,7 @@ public final class RolloutCommand implements Callable<Integer> {
                         return INFRA_ERROR;
                     }
                     boolean ok = verdict.status() == VerificationStatus.RESOLVED;
+                    habits.add(e);
                     c += ok ? 1 : 0;
                     endings.add(e.termination().name().toLowerCase() + "/" + e.trajectory().turns().size());
                     if (trajectories != null) {
@@ -163,6 +165,46 @@ public final class RolloutCommand implements Callable<Integer> {
         double[] ci = Progress.taskInterval(rates);
         out.printf("%s: %d tasks x %d episodes, %d resolved; pass@1 %.3f%s%n", policy.name(), picked.size(), k, solved,
                 (double) solved / (picked.size() * (double) k), ci == null ? "" : String.format(" ± %.3f (95%%, tasks as the unit)", ci[1]));
+        out.println(habits);
         return 0;
+    }
+
+    /** What the episodes did, turn by turn: where a policy that solves nothing gets stuck. */
+    static final class Habits {
+        int episodes;
+        int turns;
+        int unparsable;
+        int refused;
+        int viewed;
+        int edited;
+        int tested;
+        int submitted;
+
+        void add(Episode e) {
+            episodes++;
+            boolean view = false, edit = false, test = false;
+            for (var t : e.trajectory().turns()) {
+                turns++;
+                var a = t.action();
+                unparsable += a.parseError() != null ? 1 : 0;
+                refused += a.toolError() ? 1 : 0;
+                if (!a.failed()) {
+                    String command = a.args() == null ? "" : a.args().path("command").asText("");
+                    view |= a.tool().equals("file_editor") && command.equals("view");
+                    edit |= a.tool().equals("file_editor") && !command.equals("view");
+                    test |= a.tool().equals("bash");
+                }
+            }
+            viewed += view ? 1 : 0;
+            edited += edit ? 1 : 0;
+            tested += test ? 1 : 0;
+            submitted += e.termination() == ai.openalice.rl.events.Termination.SUBMITTED ? 1 : 0;
+        }
+
+        @Override
+        public String toString() {
+            return String.format("turns: %d, %d unparsable, %d refused by the tool; episodes: %d, %d viewed a file, %d edited one, %d ran a"
+                    + " command, %d submitted", turns, unparsable, refused, episodes, viewed, edited, tested, submitted);
+        }
     }
 }

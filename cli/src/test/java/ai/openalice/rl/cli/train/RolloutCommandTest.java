@@ -41,12 +41,20 @@ class RolloutCommandTest {
         assertEquals(0, exit, out.toString());
         var lines = Files.readAllLines(episodes);
         assertEquals(4, lines.size(), "2 tasks × 2 episodes");
+        int turns = 0;
+        int unparsable = 0;
         for (String l : lines) {
             var rec = EventCodec.mapper().readTree(l);
             assertEquals("unresolved", rec.get("status").asText(), l);
             assertTrue(rec.at("/trajectory/turns").size() > 0, l);
+            for (var t : rec.at("/trajectory/turns")) {
+                turns++;
+                unparsable += t.at("/action/parseError").isTextual() ? 1 : 0;
+            }
         }
+        assertTrue(out.toString().contains("turns: " + turns + ", " + unparsable + " unparsable, "), turns + " / " + unparsable + ": " + out);
         assertTrue(out.toString().contains("onnx-in-process v3: 2 tasks x 2 episodes, 0 resolved; pass@1 0.000 ± 0.000"), out.toString());
+        assertTrue(out.toString().contains("; episodes: 4, "), out.toString());
     }
 
     @Test
