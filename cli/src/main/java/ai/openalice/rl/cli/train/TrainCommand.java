@@ -62,7 +62,7 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--sandbox", defaultValue = "local", description = "local (bubblewrap) or kubernetes (the current kubeconfig).")
     String sandbox;
 
-    @Option(names = "--tasks", defaultValue = "256", description = "Training tasks generated on the first run.")
+    @Option(names = "--tasks", defaultValue = "1024", description = "Training tasks generated on the first run.")
     int tasks;
 
     @Option(names = "--heldout", defaultValue = "16", description = "Held-out tasks generated on the first run.")
@@ -89,7 +89,7 @@ public final class TrainCommand implements Callable<Integer> {
             + " compares log-probabilities under the same temperature (default: ${DEFAULT-VALUE}).")
     double temperature;
 
-    @Option(names = "--warm-start-steps", defaultValue = "300", description = "Supervised steps on oracle trajectories before RL (first run only; 0: none).")
+    @Option(names = "--warm-start-steps", defaultValue = "1000", description = "Supervised steps on oracle trajectories before RL (first run only; 0: none).")
     int warmStartSteps;
 
     @Option(names = "--warm-start-batch", defaultValue = "4", description = "Oracle trajectories (distinct tasks) per warm-start step (default: ${DEFAULT-VALUE}).")
