@@ -23,7 +23,7 @@ final class Services implements AutoCloseable {
      * the warm start's tasks per step and learning rate.
      */
     record Settings(String sandbox, int groupSize, int batchGroups, boolean sync, Double oracleRl, double temperature, Path initCheckpoint,
-            int warmStartBatch, double warmStartLr, double warmStartContextWeight, double lr) {}
+            int warmStartBatch, double warmStartLr, double warmStartContextWeight, double lr, boolean compactFilter) {}
 
     private final Path state;
     private final Settings s;
@@ -88,7 +88,7 @@ final class Services implements AutoCloseable {
                 "-Dtrainer.optim.warmup-steps=" + (mode.equals("sft") ? 20 : 0), "-Dtrainer.optim.micro-batch=2", "-Dtrainer.max-staleness=4",
                 // imitation fits the data at temperature 1, so that sampling below 1 sharpens what was learnt
                 "-Dtrainer.loss.temperature=" + (mode.equals("sft") ? 1.0 : s.temperature()),
-                "-Dtrainer.group-deadline=PT15M"));
+                "-Dtrainer.group-deadline=PT15M", "-Dtrainer.loss.compact-filter=" + s.compactFilter()));
         return args;
     }
 

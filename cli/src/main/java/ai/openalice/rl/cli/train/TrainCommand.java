@@ -102,6 +102,10 @@ public final class TrainCommand implements Callable<Integer> {
             + " in the warm start's loss against an action token (0: actions only; default: ${DEFAULT-VALUE}).")
     double warmStartContextWeight;
 
+    @Option(names = "--compact-filter", negatable = true, defaultValue = "true", fallbackValue = "true", description = "DeepSWE's compact"
+            + " filtering: episodes that ran out of turns, context or time leave their group (--no-compact-filter: they keep their verdict).")
+    boolean compactFilter;
+
     @Option(names = "--lr", defaultValue = "2e-4", description = "Learning rate of RL (GRPO++) steps (default: ${DEFAULT-VALUE}).")
     double lr;
 
@@ -180,7 +184,7 @@ public final class TrainCommand implements Callable<Integer> {
             Files.writeString(state.resolve("infra.json"), EventCodec.mapper().createObjectNode().put("jdbcUrl", infra.jdbcUrl).put("user", infra.user)
                     .put("password", infra.password).put("kafka", infra.bootstrap).toString());
             var services = new Services(root, state, infra, new Services.Settings(sandbox, groupSize, batchGroups, sync, oracleRl, temperature,
-                    initCheckpoint == null ? null : initCheckpoint.toAbsolutePath(), Math.min(warmStartBatch, tasks), warmStartLr, warmStartContextWeight, lr));
+                    initCheckpoint == null ? null : initCheckpoint.toAbsolutePath(), Math.min(warmStartBatch, tasks), warmStartLr, warmStartContextWeight, lr, compactFilter));
             var onCtrlC = new Thread(() -> {
                 try {
                     services.close();

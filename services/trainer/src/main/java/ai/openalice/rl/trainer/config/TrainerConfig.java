@@ -152,6 +152,14 @@ public interface TrainerConfig {
         @WithDefault("0")
         int maxLength();
 
+        /**
+         * Compact filtering (DeepSWE): episodes that hit max context, max steps or the timeout leave
+         * the group. Off, they keep their verdict: the final diff of a truncated episode is verified
+         * too, and a policy that fixes the bug but never learnt to submit is then still rewarded.
+         */
+        @WithDefault("true")
+        boolean compactFilter();
+
         /** The sampling temperature of the rollouts (log-probs are compared under it). */
         @WithDefault("1.0")
         double temperature();

@@ -33,9 +33,14 @@ public record BatchPlan(List<Sample> samples, List<UUID> groups, Map<UUID, Strin
 
     public static BatchPlan of(List<TrainerStore.ReadyGroup> ready, long currentVersion, int maxStaleness, String estimator, boolean sft,
             Function<TrainerStore.Member, List<ai.openalice.rl.events.Turn>> turns) {
+        return of(ready, currentVersion, maxStaleness, estimator, sft, turns, CompactFilter.deepSwe());
+    }
+
+    /** The same with another compact filter (e.g. none: truncated episodes keep their verdict). */
+    public static BatchPlan of(List<TrainerStore.ReadyGroup> ready, long currentVersion, int maxStaleness, String estimator, boolean sft,
+            Function<TrainerStore.Member, List<ai.openalice.rl.events.Turn>> turns, CompactFilter filter) {
         GiGpo gigpo = estimator.equals("gigpo") ? new GiGpo(AdvantageEstimators.get("loo"), 1.0, 1.0, false) : null;
         GroupAdvantageEstimator adv = gigpo != null ? null : AdvantageEstimators.get(estimator);
-        var filter = CompactFilter.deepSwe();
         var dropped = new LinkedHashMap<UUID, String>();
         var byReason = new TreeMap<String, Long>();
         var staleness = new TreeMap<String, Long>();

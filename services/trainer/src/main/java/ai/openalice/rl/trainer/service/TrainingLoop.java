@@ -1,5 +1,6 @@
 package ai.openalice.rl.trainer.service;
 
+import ai.openalice.rl.core.filter.CompactFilter;
 import ai.openalice.rl.core.loss.Aggregation;
 import ai.openalice.rl.core.loss.PolicyLossConfig;
 import ai.openalice.rl.events.Envelope;
@@ -152,7 +153,8 @@ public final class TrainingLoop implements Runnable {
                 sleep(config.poll().toMillis());
                 continue;
             }
-            var screen = BatchPlan.of(fresh, policyVersion, config.maxStaleness(), config.advantage(), sft, TrainingLoop::turns);
+            var screen = BatchPlan.of(fresh, policyVersion, config.maxStaleness(), config.advantage(), sft, TrainingLoop::turns,
+                    config.loss().compactFilter() ? CompactFilter.deepSwe() : new CompactFilter(false, false, false));
             store.drop(screen.dropped());
             meters.dropped(screen.droppedByReason());
             batch.add(screen);

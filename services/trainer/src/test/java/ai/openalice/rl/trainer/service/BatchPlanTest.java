@@ -8,6 +8,7 @@ import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.Turn;
+import ai.openalice.rl.trainer.learner.Sample;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +42,19 @@ class BatchPlanTest {
         // scored members of the groups that were not dropped before scoring (g1, g2): (0.9 + 0.1 + 0.1 + 0.5 + 0.5 + 0.1) / 6
         assertEquals(2.2 / 6, plan.meanReward(), 1e-12);
         assertEquals(1.0 / 6, plan.rExecRate(), 1e-12);
+    }
+
+    @Test
+    void withoutCompactFilteringATruncatedEpisodeKeepsItsVerdict() {
+        UUID g = UUID.randomUUID();
+        // fixed the bug but ran out of turns (reward 1), against one that submitted a wrong fix (reward 0)
+        var group = List.of(new TrainerStore.ReadyGroup(g, false, List.of(member(g, 0, Termination.MAX_STEPS, 1.0, 1, false),
+                member(g, 0, Termination.SUBMITTED, 0.0, 0, false))));
+        var filtered = BatchPlan.of(group, 0, 4, "loo", false, m -> ONE_TURN);
+        assertEquals(List.of(), filtered.samples(), "DeepSWE: the truncated member leaves, one is left, nothing to compare");
+        var kept = BatchPlan.of(group, 0, 4, "loo", false, m -> ONE_TURN, new ai.openalice.rl.core.filter.CompactFilter(false, false, false));
+        // leave-one-out: 1 − 0 and 0 − 1
+        assertEquals(List.of(1.0, -1.0), kept.samples().stream().map(Sample::advantage).toList());
     }
 
     @Test
