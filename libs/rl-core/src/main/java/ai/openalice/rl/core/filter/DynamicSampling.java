@@ -12,6 +12,7 @@ import java.util.List;
 public final class DynamicSampling {
     public static final String ALL_EQUAL = "all_rewards_equal";
     public static final String TOO_FEW_VALID = "fewer_than_2_valid";
+    public static final String SAME_OUTCOME = "all_outcomes_equal";
 
     private DynamicSampling() {}
 
@@ -46,6 +47,15 @@ public final class DynamicSampling {
     }
 
     public static Result apply(List<List<RolloutOutcome>> groups) {
+        return apply(groups, false);
+    }
+
+    /**
+     * With {@code byOutcome}, a group must also be mixed in outcome — some members solved, some not
+     * (DAPO's accuracy filter): a group that differs only by a shaping term (the rubric's share of
+     * the reward) is dropped as {@link #SAME_OUTCOME}.
+     */
+    public static Result apply(List<List<RolloutOutcome>> groups, boolean byOutcome) {
         var kept = new ArrayList<List<RolloutOutcome>>();
         var dropped = new ArrayList<FilterResult.Dropped<List<RolloutOutcome>>>();
         for (List<RolloutOutcome> g : groups) {
@@ -53,6 +63,8 @@ public final class DynamicSampling {
                 dropped.add(new FilterResult.Dropped<>(g, TOO_FEW_VALID));
             } else if (allEqual(g)) {
                 dropped.add(new FilterResult.Dropped<>(g, ALL_EQUAL));
+            } else if (byOutcome && classify(g) != Solve.PARTIAL) {
+                dropped.add(new FilterResult.Dropped<>(g, SAME_OUTCOME));
             } else {
                 kept.add(g);
             }

@@ -25,6 +25,14 @@ public interface TrainerConfig {
     @WithDefault("false")
     boolean sftImitateFailedCalls();
 
+    /**
+     * Which groups teach nothing (dynamic sampling): {@code reward} drops groups whose rewards are all
+     * equal; {@code outcome} also drops groups where every member solved or none did (DAPO's
+     * accuracy filter), so the rubric's share only ranks members of a mixed group.
+     */
+    @WithDefault("reward")
+    String dynamicSampling();
+
     /** Groups per training step. */
     @WithDefault("4")
     int batchGroups();

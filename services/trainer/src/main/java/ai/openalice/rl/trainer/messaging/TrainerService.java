@@ -65,6 +65,9 @@ public class TrainerService {
         if (!config.mode().equals("rl") && !config.mode().equals("sft")) {
             throw new IllegalArgumentException("trainer.mode must be rl or sft, got '" + config.mode() + "'");
         }
+        if (!config.dynamicSampling().equals("reward") && !config.dynamicSampling().equals("outcome")) {
+            throw new IllegalArgumentException("trainer.dynamic-sampling must be reward or outcome, got '" + config.dynamicSampling() + "'");
+        }
         loop = new TrainingLoop(store, config, new TrainerMeters(metrics));
         if (config.enabled()) {
             loop.start();

@@ -33,12 +33,15 @@ public record BatchPlan(List<Sample> samples, List<UUID> groups, Map<UUID, Strin
 
     public static BatchPlan of(List<TrainerStore.ReadyGroup> ready, long currentVersion, int maxStaleness, String estimator, boolean sft,
             Function<TrainerStore.Member, List<ai.openalice.rl.events.Turn>> turns) {
-        return of(ready, currentVersion, maxStaleness, estimator, sft, turns, CompactFilter.deepSwe());
+        return of(ready, currentVersion, maxStaleness, estimator, sft, turns, CompactFilter.deepSwe(), false);
     }
 
-    /** The same with another compact filter (e.g. none: truncated episodes keep their verdict). */
+    /**
+     * The same with another compact filter (e.g. none: truncated episodes keep their verdict) and,
+     * with {@code byOutcome}, dynamic sampling on the execution outcome (see {@link DynamicSampling#apply(List, boolean)}).
+     */
     public static BatchPlan of(List<TrainerStore.ReadyGroup> ready, long currentVersion, int maxStaleness, String estimator, boolean sft,
-            Function<TrainerStore.Member, List<ai.openalice.rl.events.Turn>> turns, CompactFilter filter) {
+            Function<TrainerStore.Member, List<ai.openalice.rl.events.Turn>> turns, CompactFilter filter, boolean byOutcome) {
         GiGpo gigpo = estimator.equals("gigpo") ? new GiGpo(AdvantageEstimators.get("loo"), 1.0, 1.0, false) : null;
         GroupAdvantageEstimator adv = gigpo != null ? null : AdvantageEstimators.get(estimator);
         var dropped = new LinkedHashMap<UUID, String>();
@@ -95,11 +98,14 @@ public record BatchPlan(List<Sample> samples, List<UUID> groups, Map<UUID, Strin
                     continue;
                 }
             } else {
-                var single = DynamicSampling.apply(List.of(outcomes));
+                var single = DynamicSampling.apply(List.of(outcomes), byOutcome);
                 if (!single.groups().dropped().isEmpty()) {
                     String why = single.groups().dropped().getFirst().reason();
-                    drop(dropped, byReason, g.groupId(), why, why.equals(DynamicSampling.ALL_EQUAL) ? "every valid reward equal: no learning signal"
-                            : "fewer than 2 valid members");
+                    drop(dropped, byReason, g.groupId(), why, switch (why) {
+                        case DynamicSampling.ALL_EQUAL -> "every valid reward equal: no learning signal";
+                        case DynamicSampling.SAME_OUTCOME -> "every valid member solved, or none: only the rubric's share differs";
+                        default -> "fewer than 2 valid members";
+                    });
                     continue;
                 }
                 double[] rewards = valid.stream().mapToDouble(TrainerStore.Member::reward).toArray();

@@ -154,7 +154,8 @@ public final class TrainingLoop implements Runnable {
                 continue;
             }
             var screen = BatchPlan.of(fresh, policyVersion, config.maxStaleness(), config.advantage(), sft, TrainingLoop::turns,
-                    config.loss().compactFilter() ? CompactFilter.deepSwe() : new CompactFilter(false, false, false));
+                    config.loss().compactFilter() ? CompactFilter.deepSwe() : new CompactFilter(false, false, false),
+                    config.dynamicSampling().equals("outcome"));
             store.drop(screen.dropped());
             meters.dropped(screen.droppedByReason());
             batch.add(screen);

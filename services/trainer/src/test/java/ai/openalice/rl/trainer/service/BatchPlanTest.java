@@ -52,9 +52,27 @@ class BatchPlanTest {
                 member(g, 0, Termination.SUBMITTED, 0.0, 0, false))));
         var filtered = BatchPlan.of(group, 0, 4, "loo", false, m -> ONE_TURN);
         assertEquals(List.of(), filtered.samples(), "DeepSWE: the truncated member leaves, one is left, nothing to compare");
-        var kept = BatchPlan.of(group, 0, 4, "loo", false, m -> ONE_TURN, new ai.openalice.rl.core.filter.CompactFilter(false, false, false));
+        var kept = BatchPlan.of(group, 0, 4, "loo", false, m -> ONE_TURN, new ai.openalice.rl.core.filter.CompactFilter(false, false, false), false);
         // leave-one-out: 1 − 0 and 0 − 1
         assertEquals(List.of(1.0, -1.0), kept.samples().stream().map(Sample::advantage).toList());
+    }
+
+    @Test
+    void byOutcomeAGroupThatOnlyTheRubricTellsApartIsDropped() {
+        UUID none = UUID.randomUUID();
+        UUID mixed = UUID.randomUUID();
+        // none solved, rewards 0.2 · s_prm differ; a mixed group beside it
+        var groups = List.of(new TrainerStore.ReadyGroup(none, false, List.of(member(none, 0, Termination.SUBMITTED, 0.12, 0, false),
+                member(none, 0, Termination.SUBMITTED, 0.08, 0, false))), new TrainerStore.ReadyGroup(mixed, false,
+                List.of(member(mixed, 0, Termination.SUBMITTED, 0.9, 1, false), member(mixed, 0, Termination.SUBMITTED, 0.1, 0, false))));
+        var byReward = BatchPlan.of(groups, 0, 4, "loo", false, m -> ONE_TURN);
+        assertEquals(4, byReward.samples().size(), "rewards differ in both groups");
+        var byOutcome = BatchPlan.of(groups, 0, 4, "loo", false, m -> ONE_TURN, ai.openalice.rl.core.filter.CompactFilter.deepSwe(), true);
+        assertEquals(Map.of("all_outcomes_equal", 1L), byOutcome.droppedByReason());
+        assertEquals(List.of(mixed), byOutcome.groups());
+        // leave-one-out in the mixed group: 0.9 − 0.1 and 0.1 − 0.9
+        assertEquals(0.8, byOutcome.samples().get(0).advantage(), 1e-12);
+        assertEquals(-0.8, byOutcome.samples().get(1).advantage(), 1e-12);
     }
 
     @Test
