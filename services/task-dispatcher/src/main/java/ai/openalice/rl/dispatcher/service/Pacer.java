@@ -21,7 +21,7 @@ import org.jboss.logging.Logger;
  *
  * <p>Asynchronous, paced ({@code dispatcher.pace.groups-per-version} = g &gt; 0, versions ahead
  * a): the trainer consumes g useful groups per policy version, so since the pacer's anchor
- * (version v₀, U₀ useful groups not in flight) at most g·(v − v₀ + a) useful groups are
+ * (version v₀, its time, the groups then in flight) at most g·(v − v₀ + a) useful groups are
  * requested. A group that turns out uniform stops counting and is replaced. Only groups since the
  * anchor are counted (index {@code groups_train_created}). Synchronous:
  * max-in-flight ÷ G useful groups per version, counted at that version only — see
