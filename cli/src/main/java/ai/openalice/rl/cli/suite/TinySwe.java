@@ -111,8 +111,10 @@ public final class TinySwe {
 
     /**
      * Look at the module, make the one-line fix, run the tests, submit; with {@code mistakes}, a
-     * quarter of the demonstrations first view a misspelt path and a quarter first try the fix with
-     * old and new swapped, each refused by the tool and then done right. No test run before the fix:
+     * quarter of the demonstrations first view a misspelt path, a quarter first try the fix with
+     * old and new swapped, and a quarter copy the buggy line with a character missing, once or twice,
+     * then view the module again before the right fix (the built-in model's commonest failure was to
+     * give up after a second refusal). Each mistake is refused by the tool. No test run before the fix:
      * the visible tests cover only the healthy neighbours, so it would show nothing the statement
      * does not, and every byte of context costs the CPU-sized model attention time.
      */
@@ -130,11 +132,32 @@ public final class TinySwe {
             a.addObject().put("tool", "file_editor").putObject("args").put("command", "str_replace").put("path", modulePath)
                     .put("old_str", fixedLine).put("new_str", indent + bug.buggyLine());
         }
+        if (mistakes != null && mistakes.nextInt(4) == 0) { // the buggy line miscopied, refused once or twice, then looked up again
+            int tries = 1 + mistakes.nextInt(2);
+            boolean refused = false;
+            for (int i = 0; i < tries; i++) {
+                String wrong = miscopied(indent + bug.buggyLine(), indent.length(), mistakes);
+                if (!buggy.contains(wrong)) {
+                    a.addObject().put("tool", "file_editor").putObject("args").put("command", "str_replace").put("path", modulePath)
+                            .put("old_str", wrong).put("new_str", fixedLine);
+                    refused = true;
+                }
+            }
+            if (refused) {
+                a.addObject().put("tool", "file_editor").putObject("args").put("command", "view").put("path", modulePath);
+            }
+        }
         a.addObject().put("tool", "file_editor").putObject("args").put("command", "str_replace").put("path", modulePath)
                 .put("old_str", indent + bug.buggyLine()).put("new_str", fixedLine);
         a.addObject().put("tool", "bash").putObject("args").put("command", "python3 -m unittest");
         a.addObject().put("tool", "submit").putObject("args");
         return a;
+    }
+
+    /** The line with one character after its indent left out, the slip a copy by hand makes. */
+    static String miscopied(String line, int indent, Random r) {
+        int drop = indent + r.nextInt(line.length() - indent);
+        return line.substring(0, drop) + line.substring(drop + 1);
     }
 
     record Neighbour(String name, String params, String body, String args, String expected) {}
