@@ -118,7 +118,7 @@ public class Scheduler {
                  WHERE s.split = 'train'
                  ORDER BY (s.skip_until > $1),
                           src.groups / COALESCE((SELECT w.weight FROM unnest($2::text[], $3::float8[]) AS w(name, weight) WHERE w.name = s.source), 1.0),
-                          s.groups::float8 / s.priority, s.task_id
+                          s.groups::float8 / s.priority, md5(s.task_id), s.task_id
                  LIMIT 1""", round, names.toArray(String[]::new), weights.toArray(Double[]::new));
         if (pick.isEmpty()) {
             return false;
