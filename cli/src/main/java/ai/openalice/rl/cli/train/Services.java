@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The six services with the settings of the main job: a small GPT trained on this machine's CPU
@@ -42,9 +43,18 @@ final class Services implements AutoCloseable {
         return supervisor;
     }
 
+    /**
+     * glibc's allocator for the trainer: every attention tensor of a step (tens to hundreds of MB) is
+     * above its mmap threshold, so it was mapped fresh and zeroed by the kernel page by page on every
+     * op — half the learner's CPU time was system time. From one heap that keeps what it frees
+     * (all threads in one arena, no mmap, no trimming), a step takes half the time ({@code bench/README.md}, trainer).
+     */
+    static final Map<String, String> LEARNER_MALLOC = Map.of("MALLOC_ARENA_MAX", "1", "MALLOC_MMAP_MAX_", "0",
+            "MALLOC_TRIM_THRESHOLD_", String.valueOf(1L << 34), "MALLOC_TOP_PAD_", String.valueOf(1L << 30));
+
     void startAll(boolean warmStart) throws Exception {
         supervisor.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest", "-Dinference.threads=1"));
-        supervisor.start("trainer", trainer(warmStart ? "sft" : "rl"));
+        supervisor.start("trainer", trainer(warmStart ? "sft" : "rl"), LEARNER_MALLOC);
         supervisor.start("rubric-prm", List.of());
         supervisor.start("verifier", List.of("-Dverifier.sandbox-root=" + state.resolve("sandboxes/verifier")));
         supervisor.start("sandbox-runner", runner(warmStart, warmStart ? null : s.oracleRl()));
@@ -54,7 +64,7 @@ final class Services implements AutoCloseable {
 
     /** After the warm start: the trainer resumes its checkpoints in RL mode, the runner asks the model, the dispatcher makes groups of G. */
     void switchToRl() throws Exception {
-        supervisor.start("trainer", trainer("rl"));
+        supervisor.start("trainer", trainer("rl"), LEARNER_MALLOC);
         supervisor.start("sandbox-runner", runner(false, s.oracleRl()));
         supervisor.start("task-dispatcher", dispatcher(false));
         supervisor.awaitReady(Duration.ofMinutes(5));

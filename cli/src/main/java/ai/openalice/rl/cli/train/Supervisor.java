@@ -18,21 +18,48 @@ import java.util.concurrent.TimeUnit;
 /**
  * The services as child processes of {@code alice-rl train}: the packaged Quarkus apps, each on a
  * free port, logs in {@code <state>/logs}, stopped (SIGTERM, then SIGKILL after 30 s) on close.
+ * Each runs from a copy of its {@code quarkus-app} taken at its first start (next to the logs, in
+ * {@code apps/}, removed on close): a rebuild while a run goes on for days rewrites the jars in
+ * {@code target/} in place, which crashes a JVM that still loads classes from them.
  */
 public final class Supervisor implements AutoCloseable {
     static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final Path root;
     private final Path logs;
+    private final Path apps;
     private final List<String> common;
     private final Map<String, Integer> ports = new LinkedHashMap<>();
     private final Map<String, Process> processes = new LinkedHashMap<>();
     private final Map<String, List<String>> settings = new LinkedHashMap<>();
+    private final Map<String, Map<String, String>> environments = new LinkedHashMap<>();
     private final Map<String, Integer> restarts = new LinkedHashMap<>();
 
     public Supervisor(Path root, Path logs, List<String> common) {
         this.root = root;
         this.logs = logs;
+        this.apps = logs.resolveSibling("apps");
         this.common = List.copyOf(common);
+    }
+
+    /** Copies a folder tree (files keep their modification times); what {@code to} held before is removed first. */
+    static void snapshot(Path from, Path to) throws java.io.IOException {
+        delete(to);
+        Files.createDirectories(to.getParent());
+        try (var files = Files.walk(from)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Files.copy(f, to.resolve(from.relativize(f).toString()), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+            }
+        }
+    }
+
+    static void delete(Path dir) throws java.io.IOException {
+        if (Files.exists(dir)) {
+            try (var files = Files.walk(dir)) {
+                for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(f);
+                }
+            }
+        }
     }
 
     static int freePort() throws Exception {
@@ -47,17 +74,29 @@ public final class Supervisor implements AutoCloseable {
 
     /** Starts (or restarts, on the same port) a service with extra {@code -D} settings. */
     public synchronized void start(String service, List<String> settings) throws Exception {
+        start(service, settings, Map.of());
+    }
+
+    /** ... and environment variables, where this process's environment does not set them already. */
+    public synchronized void start(String service, List<String> settings, Map<String, String> environment) throws Exception {
         stop(service);
         this.settings.put(service, List.copyOf(settings));
-        int port = ports.containsKey(service) ? ports.get(service) : freePort();
+        this.environments.put(service, Map.copyOf(environment));
+        boolean first = !ports.containsKey(service);
+        int port = first ? freePort() : ports.get(service);
         ports.put(service, port);
         Files.createDirectories(logs);
         var cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m", "-XX:+UseSerialGC",
                 "-Dquarkus.http.port=" + port));
         cmd.addAll(common);
         cmd.addAll(settings);
-        cmd.addAll(List.of("-jar", app(root, service).toString()));
+        Path copy = apps.resolve(service);
+        if (first || !Files.exists(copy)) { // a restart runs the same build as the first start
+            snapshot(app(root, service).getParent(), copy);
+        }
+        cmd.addAll(List.of("-jar", copy.resolve("quarkus-run.jar").toString()));
         var pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        environment.forEach(pb.environment()::putIfAbsent);
         pb.redirectOutput(ProcessBuilder.Redirect.appendTo(new File(logs.resolve(service + ".log").toString())));
         processes.put(service, pb.start());
     }
@@ -119,7 +158,7 @@ public final class Supervisor implements AutoCloseable {
                     throw new IllegalStateException(name + " exited " + n + " times (last status " + e.getValue().exitValue() + "); see "
                             + logs.resolve(name + ".log"));
                 }
-                start(name, settings.get(name));
+                start(name, settings.get(name), environments.get(name));
                 done.add(name + " (exit " + e.getValue().exitValue() + ", restart " + n + "/" + limit + ")");
             }
         }
@@ -145,6 +184,11 @@ public final class Supervisor implements AutoCloseable {
         }
         for (String s : names) {
             stop(s);
+        }
+        try {
+            delete(apps);
+        } catch (java.io.IOException e) {
+            System.err.println("[supervisor] could not remove " + apps + ": " + e);
         }
     }
 }
