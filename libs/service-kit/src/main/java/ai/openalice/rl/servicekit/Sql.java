@@ -22,8 +22,14 @@ public final class Sql {
         this.conn = conn;
     }
 
+    /** Runs {@code work} in one transaction; {@link DatabaseUnavailableException} when no connection can be had. */
     public static <T> T transaction(Pool pool, Function<Sql, T> work) {
-        SqlConnection c = pool.getConnection().await().atMost(DB);
+        SqlConnection c;
+        try {
+            c = pool.getConnection().await().atMost(DB);
+        } catch (RuntimeException e) {
+            throw new DatabaseUnavailableException(e);
+        }
         try {
             var tx = c.begin().await().atMost(DB);
             try {

@@ -73,6 +73,9 @@ public class IntakeService {
                 try {
                     storeBatch(List.of(rec));
                 } catch (RuntimeException e) {
+                    if (ai.openalice.rl.servicekit.DatabaseUnavailableException.isOutage(e)) {
+                        throw e; // not the task's fault: the record stays uncommitted and is read again after the restart, not rejected
+                    }
                     LOG.warnf("task record %s-%d@%d cannot be stored: %s", rec.topic(), rec.partition(), rec.offset(), e.getMessage());
                     Sql.transaction(pool, sql -> {
                         reject(sql, new TaskRejected("unknown", rec.key(), List.of(new FieldError("$", FieldError.Code.INVALID_VALUE,

@@ -1,0 +1,57 @@
+package ai.openalice.rl.dispatcher.rest;
+
+import ai.openalice.rl.servicekit.DatabaseUnavailableException;
+import io.vertx.sqlclient.ClosedConnectionException;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Provider;
+import java.util.Map;
+import java.util.concurrent.CompletionException;
+import org.jboss.logging.Logger;
+
+/**
+ * A database outage answers 503 with {@code Retry-After} (problem details), so a publisher retries
+ * instead of taking the task as failed; nothing was stored, the request can be sent again as it was.
+ */
+final class Outage {
+    private static final Logger LOG = Logger.getLogger(Outage.class);
+    static final int RETRY_AFTER_S = 5;
+
+    private Outage() {}
+
+    static Response of(Throwable e) {
+        if (DatabaseUnavailableException.isOutage(e)) {
+            LOG.warnf("answering 503: %s", e.getMessage());
+            return Response.fromResponse(Problems.of(503, "Database unavailable",
+                    "the task-dispatcher cannot reach its database; retry in " + RETRY_AFTER_S + " s", Map.of())).header("Retry-After", RETRY_AFTER_S)
+                    .build();
+        }
+        LOG.error("request failed", e);
+        return Problems.of(500, "Internal error", "the request failed inside the task-dispatcher; its log has the cause");
+    }
+
+    @Provider
+    public static class Unavailable implements ExceptionMapper<DatabaseUnavailableException> {
+        @Override
+        public Response toResponse(DatabaseUnavailableException e) {
+            return of(e);
+        }
+    }
+
+    /** What a blocking wait on the reactive client throws, wrapping the connection's failure. */
+    @Provider
+    public static class Completion implements ExceptionMapper<CompletionException> {
+        @Override
+        public Response toResponse(CompletionException e) {
+            return of(e);
+        }
+    }
+
+    @Provider
+    public static class Closed implements ExceptionMapper<ClosedConnectionException> {
+        @Override
+        public Response toResponse(ClosedConnectionException e) {
+            return of(e);
+        }
+    }
+}
