@@ -10,6 +10,7 @@ import ai.openalice.rl.model.checkpoint.CheckpointException;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,6 +75,20 @@ class ModelPartsTest {
             assertEquals(120, loaded.optimizerStep());
             assertArrayEquals(params.get("h0.attn.qkv"), loaded.params().get("h0.attn.qkv"));
             assertArrayEquals(new float[] {1, 2}, loaded.optimizer().get("wte.m"));
+            // handed on without its optimizer state: the manifest no longer names optimizer.bin
+            Path model = tmp.resolve("model");
+            Files.createDirectories(model);
+            for (String f : List.of(Checkpoint.PARAMS, Checkpoint.ONNX)) {
+                Files.copy(dir.resolve(f), model.resolve(f));
+            }
+            var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(dir.resolve("manifest.json").toFile());
+            ((com.fasterxml.jackson.databind.node.ObjectNode) json.get("files")).remove(Checkpoint.OPTIMIZER);
+            Files.writeString(model.resolve("manifest.json"), json.toString());
+            var bare = Checkpoint.load(model);
+            assertTrue(bare.optimizer().isEmpty(), "no optimizer state");
+            assertEquals(0, bare.optimizerStep());
+            assertArrayEquals(params.get("h0.attn.qkv"), bare.params().get("h0.attn.qkv"));
+
             byte[] onnx = Files.readAllBytes(dir.resolve(Checkpoint.ONNX));
             onnx[onnx.length / 2] ^= 1;
             Files.write(dir.resolve(Checkpoint.ONNX), onnx);

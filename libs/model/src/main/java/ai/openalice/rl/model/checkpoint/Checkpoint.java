@@ -105,13 +105,17 @@ public final class Checkpoint {
         return m;
     }
 
-    /** Verifies and loads a checkpoint for resuming training. */
+    /**
+     * Verifies and loads a checkpoint for resuming training. A checkpoint whose manifest names no
+     * {@code optimizer.bin} (a model handed on without its optimizer state, as the bundled warm
+     * start) loads with none: step 0, fresh moments.
+     */
     public static Loaded load(Path dir) {
         Manifest m = verify(dir);
         try {
             long[] step = new long[1];
             Map<String, float[]> params = readArrays(dir.resolve(PARAMS), null);
-            Map<String, float[]> optimizer = readArrays(dir.resolve(OPTIMIZER), step);
+            Map<String, float[]> optimizer = m.files().containsKey(OPTIMIZER) ? readArrays(dir.resolve(OPTIMIZER), step) : Map.of();
             return new Loaded(m, params, optimizer, step[0], dir);
         } catch (IOException e) {
             throw new CheckpointException(CheckpointException.Reason.CORRUPT, "cannot read the arrays of " + dir + ": " + e.getMessage(), e);
