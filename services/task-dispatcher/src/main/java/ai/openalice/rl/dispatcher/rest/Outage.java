@@ -13,7 +13,7 @@ import org.jboss.logging.Logger;
  * A database outage answers 503 with {@code Retry-After} (problem details), so a publisher retries
  * instead of taking the task as failed; nothing was stored, the request can be sent again as it was.
  */
-final class Outage {
+public final class Outage {
     private static final Logger LOG = Logger.getLogger(Outage.class);
     static final int RETRY_AFTER_S = 5;
 
