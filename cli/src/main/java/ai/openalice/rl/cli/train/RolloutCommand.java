@@ -42,7 +42,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "rollout", mixinStandardHelpOptions = true,
         description = "Run K episodes per task with a checkpoint of the built-in model in local sandboxes, verify each, and print per-task"
-                + " results and pass@1 ± its 95% interval. Exit 0 when every episode was verified, 2 for bad input, 3 for an infrastructure error.")
+                + " results and pass@1 ± its 95%% interval. Exit 0 when every episode was verified, 2 for bad input, 3 for an infrastructure error.")
 public final class RolloutCommand implements Callable<Integer> {
     static final int BAD_INPUT = 2;
     static final int INFRA_ERROR = 3;

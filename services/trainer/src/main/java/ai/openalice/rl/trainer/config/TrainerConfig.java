@@ -71,6 +71,14 @@ public interface TrainerConfig {
     /** Start from this checkpoint when the registry is empty (e.g. a supervised warm-start); else from random weights. */
     Optional<Path> initCheckpoint();
 
+    /**
+     * Also take {@code init-checkpoint}'s optimizer state and step, when it has them: for more of the
+     * same training (another leg of imitation). Off: fresh Adam moments and warm-up, as RL after
+     * imitation wants.
+     */
+    @WithDefault("false")
+    boolean initOptimizer();
+
     /** Seed of the initial weights. */
     @WithDefault("1")
     long seed();

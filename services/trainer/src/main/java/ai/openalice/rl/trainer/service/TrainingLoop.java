@@ -75,8 +75,10 @@ public final class TrainingLoop implements Runnable {
         }
         if (config.initCheckpoint().isPresent()) {
             var c = Checkpoint.load(config.initCheckpoint().get());
-            learner = learner(Gpt.withParameters(c.manifest().config(), c.params()), Map.of(), 0);
-            LOG.infof("starting from %s (%,d parameters)", config.initCheckpoint().get(), c.manifest().config().parameterCount());
+            var optimizer = initialOptimizer(c, config.initOptimizer());
+            learner = learner(Gpt.withParameters(c.manifest().config(), c.params()), optimizer, optimizer.isEmpty() ? 0 : c.optimizerStep());
+            LOG.infof("starting from %s (%,d parameters, %s)", config.initCheckpoint().get(), c.manifest().config().parameterCount(),
+                    optimizer.isEmpty() ? "fresh optimizer state" : "its optimizer state at step " + c.optimizerStep());
         } else {
             var m = config.model();
             var gc = new GptConfig(new ByteTokenizer().vocabSize(), m.contextLength(), m.layers(), m.heads(), m.width());
@@ -86,6 +88,15 @@ public final class TrainingLoop implements Runnable {
         step = 0;
         policyVersion = 0;
         writer.write(learner, 0, 0, Map.of(), List.of());
+    }
+
+    /**
+     * The optimizer state to start with from an init checkpoint: its own when {@code keep} and it has
+     * one (continuing the same kind of training: no second warm-up, Adam's moments intact), else none
+     * (a new kind of training, e.g. RL after imitation, whose gradients differ in scale).
+     */
+    static Map<String, float[]> initialOptimizer(Checkpoint.Loaded init, boolean keep) {
+        return keep ? init.optimizer() : Map.of();
     }
 
     private Learner learner(Gpt gpt, Map<String, float[]> optimizerState, long optimizerStep) {
