@@ -50,8 +50,8 @@ final class Progress {
      */
     void run(long untilStep, java.time.Instant until, int probeEvery, String phase) throws Exception {
         while (true) {
-            for (String restarted : s.restartDead(5)) {
-                out.printf("[%s] %s exited and was restarted; see %s%n", phase, restarted, state.resolve("logs"));
+            for (String restarted : s.restartFailed(5, 3)) {
+                out.printf("[%s] restarted %s; see %s%n", phase, restarted, state.resolve("logs"));
                 out.flush();
             }
             JsonNode trainer;

@@ -33,6 +33,7 @@ public final class Supervisor implements AutoCloseable {
     private final Map<String, List<String>> settings = new LinkedHashMap<>();
     private final Map<String, Map<String, String>> environments = new LinkedHashMap<>();
     private final Map<String, Integer> restarts = new LinkedHashMap<>();
+    private final Map<String, Integer> notLive = new LinkedHashMap<>();
 
     public Supervisor(Path root, Path logs, List<String> common) {
         this.root = root;
@@ -80,6 +81,7 @@ public final class Supervisor implements AutoCloseable {
     /** ... and environment variables, where this process's environment does not set them already. */
     public synchronized void start(String service, List<String> settings, Map<String, String> environment) throws Exception {
         stop(service);
+        notLive.remove(service);
         this.settings.put(service, List.copyOf(settings));
         this.environments.put(service, Map.copyOf(environment));
         boolean first = !ports.containsKey(service);
@@ -144,25 +146,48 @@ public final class Supervisor implements AutoCloseable {
     }
 
     /**
-     * Restarts services that exited (each resumes from its own state: the trainer from its last
-     * checkpoint, the others from the database and Kafka offsets), at most {@code limit} times per
-     * service; returns the ones restarted.
+     * Restarts services that exited, or that answered their liveness check ({@code /q/health/live})
+     * with an error {@code threshold} times in a row (as Kubernetes' liveness probe would: a
+     * service whose Kafka channel failed keeps running but says it is not live). Each resumes from
+     * its own state: the trainer from its last checkpoint, the others from the database and Kafka
+     * offsets. At most {@code limit} restarts per service; returns what was restarted and why.
+     * A service that does not answer at all (starting, or busy) is not counted as not live.
      */
-    public synchronized List<String> restartDead(int limit) throws Exception {
+    public synchronized List<String> restartFailed(int limit, int threshold) throws Exception {
         var done = new ArrayList<String>();
         for (var e : new ArrayList<>(processes.entrySet())) {
+            String name = e.getKey();
+            String why;
             if (!e.getValue().isAlive()) {
-                String name = e.getKey();
-                int n = restarts.merge(name, 1, Integer::sum);
-                if (n > limit) {
-                    throw new IllegalStateException(name + " exited " + n + " times (last status " + e.getValue().exitValue() + "); see "
-                            + logs.resolve(name + ".log"));
-                }
-                start(name, settings.get(name), environments.get(name));
-                done.add(name + " (exit " + e.getValue().exitValue() + ", restart " + n + "/" + limit + ")");
+                why = "exited with status " + e.getValue().exitValue();
+            } else if (notLive(name) >= threshold) {
+                why = "not live for " + threshold + " checks in a row";
+            } else {
+                continue;
             }
+            int n = restarts.merge(name, 1, Integer::sum);
+            if (n > limit) {
+                throw new IllegalStateException(name + " " + why + ", after " + limit + " restarts; see " + logs.resolve(name + ".log"));
+            }
+            start(name, settings.get(name), environments.get(name));
+            done.add(name + " " + why + " (restart " + n + "/" + limit + ")");
         }
         return done;
+    }
+
+    /** Asks a running service whether it is live: the number of error answers in a row so far. */
+    private int notLive(String name) {
+        int status;
+        try {
+            status = HTTP.send(HttpRequest.newBuilder(uri(name, "/q/health/live")).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (java.io.IOException e) {
+            return notLive.getOrDefault(name, 0); // no answer: starting up, or busy
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 0;
+        }
+        return status / 100 == 2 ? notLive.merge(name, 0, (a, b) -> 0) : notLive.merge(name, 1, Integer::sum);
     }
 
     public synchronized void stop(String service) throws InterruptedException {

@@ -2,9 +2,16 @@ package ai.openalice.rl.cli.train;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.jar.Attributes;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,5 +43,38 @@ class SupervisorTest {
         Supervisor.snapshot(app, copy);
         assertEquals("agent v2", Files.readString(copy.resolve("lib/main/alice-rl-agent.jar")));
         assertFalse(Files.exists(copy.resolve("lib/main/old-dependency.jar")));
+    }
+
+    @Test
+    void aServiceThatSaysItIsNotLiveIsRestartedAfterThreeChecksInARow() throws Exception {
+        Path app = dir.resolve("root/services/fake/target/quarkus-app");
+        Files.createDirectories(app);
+        var manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, FakeService.class.getName());
+        manifest.getMainAttributes().put(Attributes.Name.CLASS_PATH,
+                FakeService.class.getProtectionDomain().getCodeSource().getLocation().toString());
+        try (var jar = new JarOutputStream(Files.newOutputStream(app.resolve("quarkus-run.jar")), manifest)) {
+            jar.flush();
+        }
+        try (var s = new Supervisor(dir.resolve("root"), dir.resolve("state/logs"), List.of())) {
+            s.start("fake", List.of("-Dfake.dir=" + dir));
+            s.awaitReady(Duration.ofSeconds(60));
+            assertEquals(List.of(), s.restartFailed(1, 3), "live");
+            Files.createFile(dir.resolve("down"));
+            assertEquals(List.of(), s.restartFailed(1, 3), "not live once");
+            assertEquals(List.of(), s.restartFailed(1, 3), "not live twice");
+            assertEquals(List.of("fake not live for 3 checks in a row (restart 1/1)"), s.restartFailed(1, 3));
+            s.awaitReady(Duration.ofSeconds(60));
+            assertEquals(2, Files.readAllLines(dir.resolve("starts")).size(), "started again");
+
+            Files.delete(dir.resolve("down"));
+            assertEquals(List.of(), s.restartFailed(1, 3));
+            Files.createFile(dir.resolve("down"));
+            assertEquals(List.of(), s.restartFailed(1, 3), "a live answer started the count again");
+            assertEquals(List.of(), s.restartFailed(1, 3));
+            var e = assertThrows(IllegalStateException.class, () -> s.restartFailed(1, 3));
+            assertTrue(e.getMessage().startsWith("fake not live for 3 checks in a row, after 1 restarts"), e.getMessage());
+        }
     }
 }
