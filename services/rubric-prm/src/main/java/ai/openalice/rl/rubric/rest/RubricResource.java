@@ -12,6 +12,7 @@ import ai.openalice.rl.rubric.model.Rubric;
 import ai.openalice.rl.rubric.model.RubricParser;
 import ai.openalice.rl.rubric.model.Scorer;
 import ai.openalice.rl.rubric.model.StepUtility;
+import ai.openalice.rl.servicekit.rest.Problems;
 import com.fasterxml.jackson.databind.JsonNode;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -112,7 +113,6 @@ public class RubricResource {
     }
 
     private static Response problem(String detail) {
-        return Response.status(400).type("application/problem+json")
-                .entity(Map.of("type", "about:blank", "title", "Bad request", "status", 400, "detail", detail)).build();
+        return Problems.of(400, "Bad request", detail);
     }
 }

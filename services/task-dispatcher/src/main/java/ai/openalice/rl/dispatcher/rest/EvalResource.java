@@ -3,6 +3,7 @@ package ai.openalice.rl.dispatcher.rest;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.dispatcher.service.EvalService;
 import ai.openalice.rl.dispatcher.service.IntakeService;
+import ai.openalice.rl.servicekit.rest.Problems;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.smallrye.common.annotation.Blocking;
 import jakarta.inject.Inject;

@@ -1,6 +1,7 @@
 package ai.openalice.rl.dispatcher.rest;
 
 import ai.openalice.rl.dispatcher.config.DispatcherConfig;
+import ai.openalice.rl.servicekit.rest.Problems;
 import io.smallrye.common.annotation.Blocking;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;

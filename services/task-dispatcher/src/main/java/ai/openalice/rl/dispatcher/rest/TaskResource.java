@@ -2,6 +2,7 @@ package ai.openalice.rl.dispatcher.rest;
 
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.dispatcher.service.IntakeService;
+import ai.openalice.rl.servicekit.rest.Problems;
 import io.smallrye.common.annotation.Blocking;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;

@@ -1,14 +1,14 @@
-package ai.openalice.rl.dispatcher.rest;
+package ai.openalice.rl.servicekit.rest;
 
 import jakarta.ws.rs.core.Response;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** RFC 9457 problem details. */
-final class Problems {
+/** RFC 9457 problem details: the body of every 4xx and 5xx answer of the services' REST APIs. */
+public final class Problems {
     private Problems() {}
 
-    static Response of(int status, String title, String detail, Map<String, Object> extra) {
+    public static Response of(int status, String title, String detail, Map<String, Object> extra) {
         var body = new LinkedHashMap<String, Object>();
         body.put("type", "about:blank");
         body.put("title", title);
@@ -18,7 +18,7 @@ final class Problems {
         return Response.status(status).type("application/problem+json").entity(body).build();
     }
 
-    static Response of(int status, String title, String detail) {
+    public static Response of(int status, String title, String detail) {
         return of(status, title, detail, Map.of());
     }
 }

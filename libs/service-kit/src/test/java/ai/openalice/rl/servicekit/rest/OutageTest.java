@@ -1,4 +1,4 @@
-package ai.openalice.rl.dispatcher.rest;
+package ai.openalice.rl.servicekit.rest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,4 +1,4 @@
-package ai.openalice.rl.dispatcher.rest;
+package ai.openalice.rl.servicekit.rest;
 
 import ai.openalice.rl.servicekit.DatabaseUnavailableException;
 import io.vertx.sqlclient.ClosedConnectionException;
@@ -10,8 +10,10 @@ import java.util.concurrent.CompletionException;
 import org.jboss.logging.Logger;
 
 /**
- * A database outage answers 503 with {@code Retry-After} (problem details), so a publisher retries
- * instead of taking the task as failed; nothing was stored, the request can be sent again as it was.
+ * In every service with a REST API: a database outage answers 503 with {@code Retry-After}
+ * (problem details), so a caller retries instead of taking the request as failed (nothing was
+ * stored, it can be sent again as it was); any other failure a 500 problem, its cause in the log.
+ * The kit's {@code META-INF/beans.xml} has Quarkus index this jar, so the mappers are found.
  */
 public final class Outage {
     private static final Logger LOG = Logger.getLogger(Outage.class);
@@ -23,11 +25,11 @@ public final class Outage {
         if (DatabaseUnavailableException.isOutage(e)) {
             LOG.warnf("answering 503: %s", e.getMessage());
             return Response.fromResponse(Problems.of(503, "Database unavailable",
-                    "the task-dispatcher cannot reach its database; retry in " + RETRY_AFTER_S + " s", Map.of())).header("Retry-After", RETRY_AFTER_S)
+                    "the service cannot reach its database; retry in " + RETRY_AFTER_S + " s", Map.of())).header("Retry-After", RETRY_AFTER_S)
                     .build();
         }
         LOG.error("request failed", e);
-        return Problems.of(500, "Internal error", "the request failed inside the task-dispatcher; its log has the cause");
+        return Problems.of(500, "Internal error", "the request failed inside the service; its log has the cause");
     }
 
     @Provider
