@@ -24,7 +24,8 @@ final class Services implements AutoCloseable {
      * the warm start's tasks per step and learning rate.
      */
     record Settings(String sandbox, int groupSize, int batchGroups, boolean sync, Double oracleRl, double temperature, Path initCheckpoint,
-            int warmStartBatch, double warmStartLr, double warmStartContextWeight, double lr, boolean compactFilter) {}
+            int warmStartBatch, double warmStartLr, double warmStartContextWeight, double lr, boolean compactFilter, int rolloutWorkers,
+            int inferenceThreads) {}
 
     private final Path state;
     private final Settings s;
@@ -53,7 +54,7 @@ final class Services implements AutoCloseable {
             "MALLOC_TRIM_THRESHOLD_", String.valueOf(1L << 34), "MALLOC_TOP_PAD_", String.valueOf(1L << 30));
 
     void startAll(boolean warmStart) throws Exception {
-        supervisor.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest", "-Dinference.threads=1"));
+        supervisor.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest", "-Dinference.threads=" + s.inferenceThreads()));
         supervisor.start("trainer", trainer(warmStart ? "sft" : "rl"), LEARNER_MALLOC);
         supervisor.start("rubric-prm", List.of());
         supervisor.start("verifier", List.of("-Dverifier.sandbox-root=" + state.resolve("sandboxes/verifier")));
@@ -114,7 +115,8 @@ final class Services implements AutoCloseable {
         }
         var args = new ArrayList<>(List.of("-Drunner.sandbox-backend=" + s.sandbox(), "-Drunner.sandbox-root=" + state.resolve("sandboxes/runner"),
                 "-Drunner.artifact-dir=" + state.resolve("artifacts/trajectories"), "-Drunner.max-context-tokens=" + CONTEXT,
-                "-Drunner.id=train-runner", "-Drunner.inference-url=" + supervisor.uri("inference", ""), "-Drunner.system-prompt=brief"));
+                "-Drunner.id=train-runner", "-Drunner.inference-url=" + supervisor.uri("inference", ""), "-Drunner.system-prompt=brief",
+                "-Dsmallrye.messaging.worker.episodes.max-concurrency=" + s.rolloutWorkers()));
         if (oracle) {
             args.addAll(List.of("-Drunner.policy=oracle", "-Drunner.oracle-tasks=" + state.resolve("suite/train.jsonl"),
                     "-Drunner.oracle-failure-probability=" + (failure == null ? 0 : failure)));

@@ -114,6 +114,14 @@ public final class TrainCommand implements Callable<Integer> {
             + " --warm-start-steps is given too.")
     Path initCheckpoint;
 
+    @Option(names = "--rollout-workers", defaultValue = "4", description = "Episodes the sandbox runner plays at a time (default:"
+            + " ${DEFAULT-VALUE}).")
+    int rolloutWorkers;
+
+    @Option(names = "--inference-threads", defaultValue = "1", description = "ONNX Runtime threads of the inference service (default:"
+            + " ${DEFAULT-VALUE}).")
+    int inferenceThreads;
+
     @Option(names = "--probe-every", defaultValue = "5", description = "Held-out pass@1 probe every N trainer steps.")
     int probeEvery;
 
@@ -144,6 +152,10 @@ public final class TrainCommand implements Callable<Integer> {
         if (warmStartBatch < 1 || !(warmStartLr > 0) || !(lr > 0) || !(warmStartContextWeight >= 0)) {
             err.println("--warm-start-batch must be >= 1, --warm-start-lr and --lr > 0, --warm-start-context-weight >= 0, got " + warmStartBatch
                     + ", " + warmStartLr + ", " + lr + " and " + warmStartContextWeight);
+            return 2;
+        }
+        if (rolloutWorkers < 1 || inferenceThreads < 1) {
+            err.println("--rollout-workers and --inference-threads must be >= 1, got " + rolloutWorkers + " and " + inferenceThreads);
             return 2;
         }
         if (!(temperature > 0 && temperature <= 2)) {
@@ -184,7 +196,8 @@ public final class TrainCommand implements Callable<Integer> {
             Files.writeString(state.resolve("infra.json"), EventCodec.mapper().createObjectNode().put("jdbcUrl", infra.jdbcUrl).put("user", infra.user)
                     .put("password", infra.password).put("kafka", infra.bootstrap).toString());
             var services = new Services(root, state, infra, new Services.Settings(sandbox, groupSize, batchGroups, sync, oracleRl, temperature,
-                    initCheckpoint == null ? null : initCheckpoint.toAbsolutePath(), Math.min(warmStartBatch, tasks), warmStartLr, warmStartContextWeight, lr, compactFilter));
+                    initCheckpoint == null ? null : initCheckpoint.toAbsolutePath(), Math.min(warmStartBatch, tasks), warmStartLr, warmStartContextWeight, lr, compactFilter,
+                    rolloutWorkers, inferenceThreads));
             var onCtrlC = new Thread(() -> {
                 try {
                     services.close();
