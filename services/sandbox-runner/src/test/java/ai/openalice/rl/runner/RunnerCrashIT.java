@@ -33,12 +33,14 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A runner process killed (SIGKILL) in the middle of an episode: after its lease goes stale and
- * Kafka rebalances, a second runner process runs the rollout again, and the rollout is published
- * exactly once, by the survivor.
+ * A runner process killed (SIGKILL) or stopped (SIGTERM) in the middle of an episode: once its
+ * lease is stale or handed back and Kafka rebalances, a second runner process runs the rollout
+ * again, and the rollout is published exactly once, by the survivor. A stopped runner does not
+ * send the request it could not finish to the dead-letter topic.
  */
 class RunnerCrashIT {
     static final ObjectMapper JSON = new ObjectMapper();
@@ -122,8 +124,32 @@ class RunnerCrashIT {
         return found;
     }
 
-    @Test
-    void aRolloutOfAKilledRunnerIsRerunAndPublishedOnce() throws Exception {
+    /** Records of the request's dead-letter topic for this rollout. */
+    private int deadLetters(UUID rolloutId) throws Exception {
+        String topic = "rollouts.requested.dlq" + suffix;
+        int n = 0;
+        try (var c = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
+            if (!c.listTopics().containsKey(topic)) {
+                return 0;
+            }
+            var parts = c.partitionsFor(topic).stream().map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (System.nanoTime() < deadline) {
+                for (var rec : c.poll(Duration.ofMillis(300))) {
+                    if (new String(rec.value(), java.nio.charset.StandardCharsets.UTF_8).contains(rolloutId.toString())) {
+                        n++;
+                    }
+                }
+            }
+        }
+        return n;
+    }
+
+    @ParameterizedTest(name = "killed: {0}")
+    @ValueSource(booleans = {true, false})
+    void aRolloutOfAKilledOrStoppedRunnerIsRerunAndPublishedOnce(boolean killed) throws Exception {
         HttpServer model = fakeModel();
         Process a = runner("runner-A", model.getAddress().getPort());
         Process b = null;
@@ -138,7 +164,12 @@ class RunnerCrashIT {
                 Thread.sleep(100);
             }
             assertTrue(calls.get() >= 3, "runner A never started the episode; see target/runner-A.log");
-            a.destroyForcibly().waitFor(30, TimeUnit.SECONDS); // SIGKILL mid-episode: no shutdown hook, no lease handed back
+            if (killed) {
+                a.destroyForcibly().waitFor(30, TimeUnit.SECONDS); // SIGKILL mid-episode: no shutdown hook, no lease handed back
+            } else {
+                a.destroy(); // SIGTERM mid-episode: the lease is handed back, the episode fails as the service closes
+                assertTrue(a.waitFor(60, TimeUnit.SECONDS), "runner A did not stop; see target/runner-A.log");
+            }
             finish.set(true);
             b = runner("runner-B", model.getAddress().getPort());
             var done = completions(id, Duration.ofSeconds(120), false);
@@ -146,6 +177,7 @@ class RunnerCrashIT {
             assertEquals("runner-B", done.getFirst().runnerId());
             assertEquals(Termination.SUBMITTED, done.getFirst().termination());
             assertEquals(1, completions(id, Duration.ofSeconds(5), true).size(), "published exactly once");
+            assertEquals(0, deadLetters(id), "the request is not dead-lettered");
         } finally {
             a.destroyForcibly();
             if (b != null) {

@@ -13,12 +13,18 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.eclipse.microprofile.reactive.messaging.Message;
+import org.jboss.logging.Logger;
 
 /** The runner's Kafka side: rollouts in (bounded pool), rollouts out (outbox), lease heartbeats, graceful shutdown. */
 @ApplicationScoped
 public class RunnerMessaging {
+    private static final Logger LOG = Logger.getLogger(RunnerMessaging.class);
+
     @Inject
     EpisodeService episodes;
 
@@ -39,11 +45,26 @@ public class RunnerMessaging {
         relay = new OutboxRelay(pool, "runner", Map.of(EpisodeService.CHANNEL, completed));
     }
 
-    /** One episode on the {@code episodes} pool ({@code RUNNER_CONCURRENCY} at a time); the offset is committed after it returns. */
+    /**
+     * One episode on the {@code episodes} pool ({@code RUNNER_CONCURRENCY} at a time); the offset is
+     * committed once it is acknowledged. A failure goes to the dead-letter topic with its reason,
+     * except while the runner shuts down: then the episode failed because the service is closing (its
+     * lease is handed back, its database pool closed), and the record is neither acknowledged nor
+     * refused, so its offset stays uncommitted and Kafka gives it to the next runner.
+     */
     @Incoming("rollouts-requested")
     @Blocking(value = "episodes", ordered = false)
-    public void rollout(byte[] value) {
-        episodes.run(value);
+    public CompletionStage<Void> rollout(Message<byte[]> request) {
+        try {
+            episodes.run(request.getPayload());
+        } catch (RuntimeException e) {
+            if (episodes.stopping()) {
+                LOG.infof("a rollout left for the next runner (this one is shutting down): %s", e.getMessage());
+                return new CompletableFuture<>();
+            }
+            return request.nack(e);
+        }
+        return request.ack();
     }
 
     @Scheduled(every = "1s", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,

@@ -115,6 +115,11 @@ public class EpisodeService {
         LOG.infof("runner %s stopping: %d lease(s) handed back", owner, released);
     }
 
+    /** Whether {@link #stop} was called: the service is shutting down. */
+    public boolean stopping() {
+        return stopping;
+    }
+
     public void run(byte[] value) {
         if (stopping) {
             throw new IllegalStateException("runner " + owner + " is shutting down; the rollout stays for another runner");
