@@ -103,13 +103,15 @@ final class LocalSandbox implements Sandbox {
                 // detached or not. Sweep the uid as well, in case anything outlived it.
                 p.destroyForcibly();
                 p.waitFor(10, TimeUnit.SECONDS);
-                if (root) {
-                    HostProcesses.killAll(lease.uid());
-                }
             }
-            // After a normal exit there is nothing to sweep: when the command ends, bubblewrap's
-            // init ends and the kernel kills whatever is left in its pid namespace. close() sweeps
-            // the uid once more anyway.
+            // When the command ends, the outer bubblewrap exits at once with its status, while the
+            // sandbox's init is still alive, waiting for what the command left behind. It dies of
+            // --die-with-parent a moment later and takes its pid namespace with it, but that is
+            // asynchronous: a command that runs next could still meet those processes. Sweeping
+            // the sandbox's uid ends them now (one scan of /proc when nothing is left).
+            if (root) {
+                HostProcesses.killAll(lease.uid());
+            }
 
             outReader.join(Duration.ofSeconds(10));
             errReader.join(Duration.ofSeconds(10));
