@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "alice-rl", mixinStandardHelpOptions = true, version = "alice-rl 0.1.0-SNAPSHOT",
         description = "Always-on agentic reinforcement learning for coding agents.",
         subcommands = {TasksCommand.class, VerifyCommand.class, SubmitCommand.class, EvalCommand.class, ai.openalice.rl.cli.train.RolloutCommand.class,
-                ai.openalice.rl.cli.train.TrainCommand.class, ai.openalice.rl.cli.train.ReportCommand.class})
+                ai.openalice.rl.cli.train.CompareCommand.class, ai.openalice.rl.cli.train.TrainCommand.class, ai.openalice.rl.cli.train.ReportCommand.class})
 public final class AliceRl {
 
     public static void main(String[] args) {
