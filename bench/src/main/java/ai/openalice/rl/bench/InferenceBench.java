@@ -82,6 +82,77 @@ final class InferenceBench {
         }
         java.util.Arrays.sort(swap);
         System.out.printf("  checkpoint to serving (verify + load + warm), median of 5: %.0f ms%n", swap[2] / 1e6);
+        agentEpisodes(dir.getParent());
+    }
+
+    /** The shape of alice-rl train's model: 2 layers, width 128, 4 heads, a 4,096-token context. */
+    static final GptConfig AGENT = new GptConfig(new ByteTokenizer().vocabSize(), 4096, 2, 4, 128);
+    static final int TASK_PROMPT = 1200;
+    static final int COMPLETION = 150;
+    static final int OBSERVATION = 250;
+
+    /**
+     * Two members of a group playing an agent episode each: a 1,200-token first prompt (the same
+     * for both), then turns of 150 generated tokens and a 250-token tool answer until the context
+     * is full; every turn's prompt is the whole conversation. With the prefix cache, a turn
+     * computes only what is new; without it (the baseline, same run), it prefills everything.
+     */
+    private static void agentEpisodes(Path root) throws Exception {
+        Path dir = root.resolve("agent");
+        try (Gpt gpt = Gpt.initialise(AGENT, 2)) {
+            Checkpoint.save(dir, AGENT, "byte-v1", 1, 0, gpt.snapshot(), Map.of(), 0);
+        }
+        System.out.printf("%nagent episodes: model of %,d parameters, context %d; 2 members of a group, a %d-token first prompt, turns of"
+                + " %d generated + %d observed tokens until the context is full%n", AGENT.parameterCount(), AGENT.contextLength(), TASK_PROMPT,
+                COMPLETION, OBSERVATION);
+        double[] off = episodes(dir, 0);
+        double[] on = episodes(dir, OrtDecoder.DEFAULT_PREFIX_CACHE_BYTES);
+        System.out.printf("  without prefix cache  %6.2f s per episode, %5.0f prompt tokens computed per turn%n", off[0], off[1]);
+        System.out.printf("  with prefix cache     %6.2f s per episode, %5.0f prompt tokens computed per turn   %.2fx faster%n", on[0], on[1],
+                off[0] / on[0]);
+    }
+
+    /** Seconds per episode and prompt tokens computed per turn, best of 2 rounds. */
+    private static double[] episodes(Path dir, long cacheBytes) throws Exception {
+        double best = Double.MAX_VALUE;
+        double computed = 0;
+        var rnd = new java.util.Random(5);
+        int[] task = rnd.ints(TASK_PROMPT, 32, 127).toArray();
+        for (int round = 0; round < 2; round++) {
+            try (var dec = new OrtDecoder(dir.resolve(Checkpoint.ONNX), AGENT, 1, false, cacheBytes)) {
+                long start = System.nanoTime();
+                int turns = 0;
+                for (int member = 0; member < 2; member++) {
+                    int[] prompt = task;
+                    while (prompt.length + COMPLETION + OBSERVATION + COMPLETION < AGENT.contextLength()) {
+                        int[] generated = turn(dec, prompt);
+                        int[] observed = rnd.ints(OBSERVATION, 32, 127).toArray();
+                        int[] next = java.util.Arrays.copyOf(prompt, prompt.length + generated.length + observed.length);
+                        System.arraycopy(generated, 0, next, prompt.length, generated.length);
+                        System.arraycopy(observed, 0, next, prompt.length + generated.length, observed.length);
+                        prompt = next;
+                        turns++;
+                    }
+                }
+                best = Math.min(best, (System.nanoTime() - start) / 1e9 / 2);
+                computed = (double) dec.prefixCache().computedTokens() / turns;
+            }
+        }
+        return new double[] {best, computed};
+    }
+
+    /** One turn as OrtPolicy plays it: prefill, greedy decode in a one-member batch, the cache kept for the next turn. */
+    private static int[] turn(OrtDecoder dec, int[] prompt) {
+        var seq = new OrtDecoder.Sequence[1];
+        int[] out = new int[COMPLETION];
+        out[0] = Sampler.argmax(dec.prefill(prompt, seq));
+        var batch = dec.batch(List.of(seq[0]));
+        for (int t = 1; t < COMPLETION; t++) {
+            out[t] = Sampler.argmax(batch.step(new int[] {out[t - 1]})[0]);
+        }
+        batch.release();
+        dec.remember(prompt, out, seq[0]);
+        return out;
     }
 
     private interface Measure {

@@ -77,6 +77,11 @@ public final class Generation {
         }
     }
 
+    /** The tokens chosen so far (after a stop string, those up to it). */
+    public int[] tokens() {
+        return tokens;
+    }
+
     public boolean done() {
         return finish != null;
     }

@@ -26,25 +26,61 @@ public final class OrtDecoder implements AutoCloseable {
     public static final class Sequence {
         final float[][] keys;
         final float[][] values;
+        final int heads;
         int length;
 
-        Sequence(int layers) {
+        Sequence(int layers, int heads) {
             keys = new float[layers][0];
             values = new float[layers][0];
+            this.heads = heads;
         }
 
         public int length() {
             return length;
         }
+
+        int layers() {
+            return keys.length;
+        }
+
+        /** A copy of the cache of the first {@code n} positions (the cache must be in Java arrays). */
+        Sequence prefix(int n, int layers) {
+            var out = new Sequence(layers, heads);
+            for (int l = 0; l < layers; l++) {
+                out.keys[l] = cut(keys[l], n);
+                out.values[l] = cut(values[l], n);
+            }
+            out.length = n;
+            return out;
+        }
+
+        private float[] cut(float[] src, int n) {
+            int hd = src.length / (heads * length);
+            float[] dst = new float[heads * n * hd];
+            for (int h = 0; h < heads; h++) {
+                System.arraycopy(src, h * length * hd, dst, h * n * hd, n * hd);
+            }
+            return dst;
+        }
     }
+
+    /** Default budget of the prefix cache: 128 MiB, 32,768 positions of the built-in model. */
+    public static final long DEFAULT_PREFIX_CACHE_BYTES = 128L << 20;
+
+    private final PrefixCache prefixes;
 
     public OrtDecoder(Path onnx, GptConfig config, int intraOpThreads) {
-        this(onnx, config, intraOpThreads, false);
+        this(onnx, config, intraOpThreads, false, DEFAULT_PREFIX_CACHE_BYTES);
     }
 
-    /** With {@code cuda}, the CUDA execution provider (the {@code gpu} Maven profile's onnxruntime_gpu, CUDA 12, cuDNN 9). */
-    public OrtDecoder(Path onnx, GptConfig config, int intraOpThreads, boolean cuda) {
+    /**
+     * With {@code cuda}, the CUDA execution provider (the {@code gpu} Maven profile's
+     * onnxruntime_gpu, CUDA 12, cuDNN 9); {@code prefixCacheBytes} bounds the caches of finished
+     * generations kept for prompts that start the same way (0: none).
+     */
+    public OrtDecoder(Path onnx, GptConfig config, int intraOpThreads, boolean cuda, long prefixCacheBytes) {
         this.config = config;
+        this.prefixes = new PrefixCache(prefixCacheBytes, 2L * config.layers() * config.width() * Float.BYTES);
         try {
             var opts = new OrtSession.SessionOptions();
             opts.setIntraOpNumThreads(intraOpThreads);
@@ -68,15 +104,41 @@ public final class OrtDecoder implements AutoCloseable {
         return config;
     }
 
-    /** Runs the prompt; returns the new sequence and the logits of its last position. */
+    /**
+     * Runs the prompt; returns the new sequence and the logits of its last position. When an
+     * earlier generation's cache ({@link #remember}) covers the prompt's start, only the rest is
+     * computed.
+     */
     public float[] prefill(int[] prompt, Sequence[] out) {
-        var seq = new Sequence(config.layers());
-        long[][] ids = {toLong(prompt)};
-        long[][] pos = {range(0, prompt.length)};
-        long[][] mask = {ones(prompt.length)};
-        float[][][] logits = run(List.of(seq), ids, pos, mask, 0);
+        var hit = prefixes.longest(prompt, config.layers());
+        Sequence seq = hit.map(PrefixCache.Hit::seq).orElseGet(() -> new Sequence(config.layers(), config.heads()));
+        int from = hit.map(PrefixCache.Hit::length).orElse(0);
+        prefixes.count(prompt.length, from);
         out[0] = seq;
-        return logits[0][prompt.length - 1];
+        return extend(seq, java.util.Arrays.copyOfRange(prompt, from, prompt.length));
+    }
+
+    /** Feeds {@code tokens} after what {@code seq} holds (its cache in Java arrays); returns the logits after the last. */
+    float[] extend(Sequence seq, int[] tokens) {
+        int p = seq.length;
+        long[][] ids = {toLong(tokens)};
+        long[][] pos = {range(p, p + tokens.length)};
+        long[][] mask = {ones(p + tokens.length)};
+        float[][][] logits = run(List.of(seq), ids, pos, mask, p);
+        return logits[0][tokens.length - 1];
+    }
+
+    /**
+     * Keeps a finished generation's cache for later prompts that start with {@code prompt} and
+     * {@code generated}; {@code seq}'s cache must be in Java arrays (after {@link Batch#release}).
+     */
+    public void remember(int[] prompt, int[] generated, Sequence seq) {
+        prefixes.put(prompt, generated, seq);
+    }
+
+    /** The prefix cache's counts: prompt tokens reused and computed. */
+    public PrefixCache prefixCache() {
+        return prefixes;
     }
 
     /** One decode step for every sequence (token i to sequence i); returns each one's next-token logits. */

@@ -45,14 +45,26 @@ public final class OrtPolicy implements Policy {
         float[] logits = decoder.prefill(request.prompt(), seq);
         int next = gen.accept(logits);
         if (next >= 0) {
-            // One-member batch: the cache stays in ONNX Runtime between steps.
-            try (var batch = decoder.batch(java.util.List.of(seq[0]))) {
+            // One-member batch: the cache stays in ONNX Runtime between steps, and comes back out
+            // at the end for the prefix cache (the next turn's prompt starts with this one's).
+            var batch = decoder.batch(java.util.List.of(seq[0]));
+            try {
                 while (next >= 0) {
                     next = gen.accept(batch.step(new int[] {next})[0]);
                 }
+            } catch (RuntimeException e) {
+                batch.close();
+                throw e;
             }
+            batch.release();
         }
+        decoder.remember(request.prompt(), gen.tokens(), seq[0]);
         return gen.result(version);
+    }
+
+    /** The prompt tokens this policy took from its prefix cache, and those it computed. */
+    public long[] promptTokens() {
+        return new long[] {decoder.prefixCache().reusedTokens(), decoder.prefixCache().computedTokens()};
     }
 
     @Override

@@ -193,6 +193,33 @@ class InferenceServiceTest {
         assertEquals(8, c.logprobs().length);
     }
 
+    private double promptTokensFromCache() throws Exception {
+        String text = http.send(HttpRequest.newBuilder(URI.create(base + "q/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        var m = java.util.regex.Pattern.compile("(?m)^inference_prompt_tokens_total\\{[^}]*source=\"prefix_cache\"[^}]*} (\\S+)$").matcher(text);
+        return m.find() ? Double.parseDouble(m.group(1)) : 0;
+    }
+
+    @Test
+    void anAgentsNextTurnComputesOnlyWhatIsNew() throws Exception {
+        var t = new ByteTokenizer();
+        JsonNode answer = M.readTree(post(greedy(null)).body());
+        JsonNode first = answer.get("choices").get(0);
+        long version = answer.get("policy_version").asLong();
+        int[] completion = tokens(first);
+        assertEquals(8, completion.length);
+        int[] prompt = t.encode(PROMPT);
+        int[] next = java.util.stream.IntStream.concat(java.util.stream.IntStream.concat(java.util.Arrays.stream(prompt),
+                java.util.Arrays.stream(completion)), java.util.Arrays.stream(t.encode("\nok"))).toArray();
+        double before = promptTokensFromCache();
+        var body = M.readTree(post(M.writeValueAsString(Map.of("prompt", next, "max_tokens", 8, "temperature", 0, "policy_version", version))).body());
+        // The first turn's cache covers its prompt and the 7 completion tokens fed back (the 8th ended it unfed).
+        assertEquals(prompt.length + 7, promptTokensFromCache() - before, 0.0);
+        try (var p = new OrtPolicy(Checkpoints.dir(version))) {
+            assertArrayEquals(p.complete(CompletionRequest.greedy(next, 8)).tokens(), tokens(body.get("choices").get(0)),
+                    "the same answer as computing the whole prompt");
+        }
+    }
+
     @Test
     void badRequestsAreProblemsNamingTheCause() throws Exception {
         var noPrompt = post("{\"max_tokens\": 4}");

@@ -28,6 +28,14 @@ public interface InferenceConfig {
     @WithDefault("1")
     int threads();
 
+    /**
+     * Per loaded version, the KV caches of finished generations kept (least recently used out)
+     * so that a prompt starting with an earlier prompt and its completion — an agent's next turn,
+     * a group's shared first prompt — computes only its new tokens; 0 turns it off.
+     */
+    @WithDefault("128")
+    int prefixCacheMb();
+
     /** cpu, or cuda (needs the gpu build profile, CUDA 12 and cuDNN 9; untested on the project's machines). */
     @WithDefault("cpu")
     String device();

@@ -85,6 +85,8 @@ public class BatchScheduler {
     /** The sequences of one version decoded together; the batch is rebuilt only when its membership changes. */
     private static final class Group {
         final List<Active> actives = new ArrayList<>();
+        /** Ended since the last regroup; their caches come out of the batch then, for the prefix cache. */
+        final List<Active> finished = new ArrayList<>();
         OrtDecoder.Batch batch;
         boolean changed;
     }
@@ -125,9 +127,15 @@ public class BatchScheduler {
     private void admit(Job job, Map<LoadedModel, Group> groups) {
         try {
             var seq = new OrtDecoder.Sequence[1];
-            float[] logits = job.model().decoder().prefill(job.prompt(), seq);
+            var decoder = job.model().decoder();
+            long reusedBefore = decoder.prefixCache().reusedTokens();
+            float[] logits = decoder.prefill(job.prompt(), seq);
+            long reused = decoder.prefixCache().reusedTokens() - reusedBefore;
+            metrics.counter("inference_prompt_tokens_total", "source", "prefix_cache").increment(reused);
+            metrics.counter("inference_prompt_tokens_total", "source", "computed").increment(job.prompt().length - reused);
             int next = job.gen().accept(logits);
             if (next < 0) {
+                decoder.remember(job.prompt(), job.gen().tokens(), seq[0]);
                 finish(job);
             } else {
                 Group g = groups.computeIfAbsent(job.model(), k -> new Group());
@@ -148,7 +156,11 @@ public class BatchScheduler {
                 // Members joined or left: bring the caches out of the old batch and regroup.
                 if (g.batch != null) {
                     g.batch.release();
+                    for (Active a : g.finished) {
+                        e.getKey().decoder().remember(a.job.prompt(), a.job.gen().tokens(), a.seq);
+                    }
                 }
+                g.finished.clear();
                 g.batch = g.actives.isEmpty() ? null : e.getKey().decoder().batch(g.actives.stream().map(a -> a.seq).toList());
                 g.changed = false;
             }
@@ -165,6 +177,7 @@ public class BatchScheduler {
                 if (next < 0) {
                     finish(a.job);
                     a.next = -1;
+                    g.finished.add(a);
                     g.changed = true;
                 } else {
                     a.next = next;

@@ -85,7 +85,8 @@ public class ModelRegistry {
         }
         LoadedModel model;
         try {
-            var decoder = new OrtDecoder(dir.resolve(Checkpoint.ONNX), m.config(), config.threads(), "cuda".equals(config.device()));
+            var decoder = new OrtDecoder(dir.resolve(Checkpoint.ONNX), m.config(), config.threads(), "cuda".equals(config.device()),
+                    (long) config.prefixCacheMb() << 20);
             model = new LoadedModel(m.policyVersion(), decoder, new ByteTokenizer(), m);
             warm(model);
         } catch (PolicyException e) {
