@@ -82,6 +82,7 @@ final class Services implements AutoCloseable {
         int batch = warmStart ? s.warmStartBatch() : s.batchGroups();
         return List.of("-Ddispatcher.group-size=" + g, "-Ddispatcher.max-in-flight=" + g * batch * (s.sync() ? 1 : 2), "-Ddispatcher.sync=" + s.sync(),
                 "-Ddispatcher.pace.groups-per-version=" + batch, "-Ddispatcher.pace.versions-ahead=2",
+                "-Ddispatcher.compact-filter=" + s.compactFilter(),
                 "-Ddispatcher.sampling.max-tokens-per-turn=256", "-Ddispatcher.sampling.temperature=" + s.temperature(), "-Ddispatcher.max-staleness=4");
     }
 

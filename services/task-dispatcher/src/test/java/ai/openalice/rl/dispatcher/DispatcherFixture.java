@@ -82,8 +82,12 @@ final class DispatcherFixture {
     }
 
     static RewardScored reward(String task, UUID group, UUID rollout, int rExec, double sPrm) {
+        return reward(task, group, rollout, rExec, sPrm, Termination.SUBMITTED);
+    }
+
+    static RewardScored reward(String task, UUID group, UUID rollout, int rExec, double sPrm, Termination end) {
         double r = rExec == 1 ? 0.8 + 0.2 * sPrm : 0.2 * sPrm;
-        return new RewardScored(task, group, rollout, 0, 2, false, null, Termination.SUBMITTED, rExec, sPrm, 0.8, r, 1, List.of(),
+        return new RewardScored(task, group, rollout, 0, 2, false, null, end, rExec, sPrm, 0.8, r, 1, List.of(),
                 new TrajectoryRef.Inline(new Trajectory(List.of())));
     }
 
@@ -146,8 +150,14 @@ final class DispatcherFixture {
 
     /** Scores every member of {@code group} on {@code topic}: member 0 with r_exec {@code first}, the others with 0; waits until it is finished. */
     static void scoreGroup(Pool pool, String topic, UUID group, int first) throws Exception {
+        scoreGroup(pool, topic, group, first, Termination.SUBMITTED);
+    }
+
+    /** Member 0 gets r_exec {@code first} and ends with {@code firstEnd}; the others fail, submitted. */
+    static void scoreGroup(Pool pool, String topic, UUID group, int first, Termination firstEnd) throws Exception {
         for (Row r : rows(pool, "SELECT rollout_id, member_index FROM dispatcher.rollouts WHERE group_id = $1", group)) {
-            send(topic, reward("t", group, r.getUUID("rollout_id"), r.getInteger("member_index") == 0 ? first : 0, 0.5));
+            boolean lead = r.getInteger("member_index") == 0;
+            send(topic, reward("t", group, r.getUUID("rollout_id"), lead ? first : 0, 0.5, lead ? firstEnd : Termination.SUBMITTED));
         }
         await("group " + group + " finished", () -> rows(pool, "SELECT state FROM dispatcher.groups WHERE group_id = $1", group).getFirst()
                 .getString("state").equals("finished"));

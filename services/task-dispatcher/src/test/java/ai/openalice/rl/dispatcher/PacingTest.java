@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import ai.openalice.rl.dispatcher.service.Pacer;
 import ai.openalice.rl.dispatcher.service.Scheduler;
 import ai.openalice.rl.events.CheckpointPublished;
+import ai.openalice.rl.events.Termination;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -68,6 +69,7 @@ class PacingTest {
     @Test
     void usefulGroupsStayWithinTheVersionsAheadOfTheTrainer() throws Exception {
         DispatcherFixture.reset(pool);
+        pacer.forget();
         for (String id : List.of("pace-a", "pace-b", "pace-c")) {
             assertEquals(200, http(URI.create(base.toString()).resolve("/tasks?source=s"), "POST", task(id, "train", null).toString()).status());
         }
@@ -98,5 +100,24 @@ class PacingTest {
         } finally {
             pacer.useClock(System::nanoTime);
         }
+    }
+
+    @Test
+    void aGroupSolvedOnlyByAMemberThatRanOutOfTurnsIsReplaced() throws Exception {
+        DispatcherFixture.reset(pool);
+        pacer.forget();
+        for (String id : List.of("pace-d", "pace-e", "pace-f")) {
+            assertEquals(200, http(URI.create(base.toString()).resolve("/tasks?source=s"), "POST", task(id, "train", null).toString()).status());
+        }
+        assertEquals(2, scheduler.tick());
+        List<UUID> groups = groupsAt(0);
+        // Compact filtering (the default) leaves the trainer one member, a failure: nothing to learn.
+        DispatcherFixture.scoreGroup(pool, scoredTopic, groups.get(0), 1, Termination.MAX_STEPS);
+        var history = DispatcherFixture.rows(pool, "SELECT solved, valid, kept, kept_solved FROM dispatcher.solve_history WHERE group_id = $1",
+                groups.get(0)).getFirst();
+        assertEquals(List.of(1, 2, 1, 0), List.of(history.getInteger(0), history.getInteger(1), history.getInteger(2), history.getInteger(3)));
+        assertEquals(1, scheduler.tick(), "replaced, as a group that solved nothing would be");
+        score(groups.get(1), 1); // solved and submitted: useful
+        assertEquals(0, scheduler.tick());
     }
 }

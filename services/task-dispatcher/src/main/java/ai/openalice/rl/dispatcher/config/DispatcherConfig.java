@@ -30,6 +30,14 @@ public interface DispatcherConfig {
     @WithDefault("1s")
     String tick();
 
+    /**
+     * Whether the trainer filters compactly ({@code trainer.loss.compact-filter}): members that ran
+     * out of turns, context or time leave their group there, so the pacer does not count them as
+     * valid when it judges whether a group can teach the trainer. Keep the two settings equal.
+     */
+    @WithDefault("true")
+    boolean compactFilter();
+
     /** A rollout must be completed (rollouts.completed) this long after it was requested. */
     @WithDefault("PT20M")
     Duration runDeadline();

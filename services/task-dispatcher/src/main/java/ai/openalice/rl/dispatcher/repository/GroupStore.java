@@ -87,10 +87,10 @@ public class GroupStore {
     }
 
     /** Records the score of a rollout (the end of its road). */
-    public Optional<Row> score(Sql sql, UUID rollout, boolean masked, Integer rExec, Double reward, Double sPrm, long tokens) {
+    public Optional<Row> score(Sql sql, UUID rollout, boolean masked, boolean truncated, Integer rExec, Double reward, Double sPrm, long tokens) {
         return sql.one("UPDATE dispatcher.rollouts SET state = 'scored', masked = $2, r_exec = $3, reward = $4, s_prm = $5, tokens = $6,"
-                + " deadline = NULL, updated_at = now() WHERE rollout_id = $1 AND state = ANY($7) RETURNING group_id",
-                rollout, masked, rExec, reward, sPrm, tokens, LIVE);
+                + " truncated = $8, deadline = NULL, updated_at = now() WHERE rollout_id = $1 AND state = ANY($7) RETURNING group_id",
+                rollout, masked, rExec, reward, sPrm, tokens, LIVE, truncated);
     }
 
     /**
@@ -130,6 +130,10 @@ public class GroupStore {
                  WHERE group_id = $1 AND state = 'requested'
                 RETURNING g.task_id, g.mode, g.policy_version,
                   (SELECT count(*) FROM dispatcher.rollouts r WHERE r.group_id = g.group_id AND r.state = 'scored' AND NOT r.masked AND r.r_exec = 1) AS solved,
-                  (SELECT count(*) FROM dispatcher.rollouts r WHERE r.group_id = g.group_id AND r.state = 'scored' AND NOT r.masked) AS valid""", group);
+                  (SELECT count(*) FROM dispatcher.rollouts r WHERE r.group_id = g.group_id AND r.state = 'scored' AND NOT r.masked) AS valid,
+                  (SELECT count(*) FROM dispatcher.rollouts r WHERE r.group_id = g.group_id AND r.state = 'scored' AND NOT r.masked
+                     AND NOT r.truncated AND r.r_exec = 1) AS untruncated_solved,
+                  (SELECT count(*) FROM dispatcher.rollouts r WHERE r.group_id = g.group_id AND r.state = 'scored' AND NOT r.masked
+                     AND NOT r.truncated) AS untruncated""", group);
     }
 }

@@ -16,8 +16,10 @@ import org.jboss.logging.Logger;
  * How many more training groups may be requested now, asynchronous or synchronous.
  *
  * <p>A group is <em>useful</em> while it can still teach the trainer: not dropped, and not finished
- * with no valid member, none solved, or — in groups of more than one — all solved (GRPO learns
- * nothing from a uniform group; a single solved member is an imitation example).
+ * with no valid member, none solved, or — in groups of more than one — fewer than two valid or all
+ * solved (GRPO learns nothing from a uniform group; a single solved member is an imitation
+ * example). With {@code dispatcher.compact-filter}, as in the trainer, members that ran out of
+ * turns, context or time do not count as valid.
  *
  * <p>Asynchronous, paced ({@code dispatcher.pace.groups-per-version} = g &gt; 0, versions ahead
  * a): the trainer consumes g useful groups per policy version, so since the pacer's anchor
@@ -31,10 +33,16 @@ import org.jboss.logging.Logger;
 public class Pacer {
     private static final Logger LOG = Logger.getLogger(Pacer.class);
 
-    /** SQL over {@code dispatcher.groups g}: the group can still teach the trainer. */
+    /**
+     * SQL over {@code dispatcher.groups g}: the group can still teach the trainer — judged, as the
+     * trainer does, on the members it keeps (with compact filtering, not those that ran out of
+     * turns, context or time): some solved and, in groups of more than one, at least two kept and
+     * not all of them solved.
+     */
     static final String USEFUL = """
             g.state <> 'dropped' AND NOT EXISTS (SELECT 1 FROM dispatcher.solve_history h
-                WHERE h.group_id = g.group_id AND (h.valid = 0 OR h.solved = 0 OR (h.solved = h.valid AND g.size > 1)))""";
+                WHERE h.group_id = g.group_id AND (coalesce(h.kept_solved, h.solved) = 0
+                  OR (g.size > 1 AND (coalesce(h.kept, h.valid) < 2 OR coalesce(h.kept_solved, h.solved) = coalesce(h.kept, h.valid)))))""";
 
     /** SQL over {@code dispatcher.groups g}: the group is not over yet. */
     static final String OPEN = "g.state NOT IN ('finished', 'failed', 'dropped')";
@@ -100,6 +108,12 @@ public class Pacer {
             throw new IllegalArgumentException("dispatcher.pace.groups-per-version must be >= 0 (0: no pacing) and dispatcher.pace.versions-ahead >= 1,"
                     + " got " + config.pace().groupsPerVersion() + " and " + config.pace().versionsAhead());
         }
+    }
+
+    /** Counts afresh from the next pass, as a new process would (tests that reset the database). */
+    public synchronized void forget() {
+        anchor = null;
+        lastVersion = -1;
     }
 
     /** The pacer's clock in System.nanoTime units (tests move it forward). */

@@ -78,7 +78,9 @@ public class Progress {
                 retried(sql, e.rolloutId(), "masked by rubric-prm: " + e.maskReason());
                 return null;
             }
-            var row = groups.score(sql, e.rolloutId(), e.masked(), e.rExec(), e.reward(), e.sPrm(), 0);
+            boolean truncated = e.termination() == Termination.MAX_STEPS || e.termination() == Termination.MAX_CONTEXT
+                    || e.termination() == Termination.TIMEOUT;
+            var row = groups.score(sql, e.rolloutId(), e.masked(), truncated, e.rExec(), e.reward(), e.sPrm(), 0);
             count(row.isPresent());
             row.ifPresent(r -> finish(sql, r.getUUID("group_id")));
             return null;
@@ -114,8 +116,12 @@ public class Progress {
         String taskId = g.getString("task_id");
         int solved = g.getLong("solved").intValue();
         int valid = g.getLong("valid").intValue();
-        sql.query("INSERT INTO dispatcher.solve_history (group_id, task_id, policy_version, solved, valid) VALUES ($1, $2, $3, $4, $5)"
-                + " ON CONFLICT DO NOTHING", group, taskId, g.getLong("policy_version"), solved, valid);
+        // What the trainer keeps of the group: with compact filtering, not the members that ran out of turns, context or time.
+        int kept = config.compactFilter() ? g.getLong("untruncated").intValue() : valid;
+        int keptSolved = config.compactFilter() ? g.getLong("untruncated_solved").intValue() : solved;
+        sql.query("INSERT INTO dispatcher.solve_history (group_id, task_id, policy_version, solved, valid, kept, kept_solved)"
+                + " VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING", group, taskId, g.getLong("policy_version"), solved, valid, kept,
+                keptSolved);
         Row s = sql.one("SELECT round, policy_version FROM dispatcher.scheduler WHERE id = 1").orElseThrow();
         long lag = Math.max(0, s.getLong("policy_version") - g.getLong("policy_version"));
         sql.query("INSERT INTO dispatcher.staleness (lag, used) VALUES ($1, 1) ON CONFLICT (lag) DO UPDATE SET used = dispatcher.staleness.used + 1", lag);
