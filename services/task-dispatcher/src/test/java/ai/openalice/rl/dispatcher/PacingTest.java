@@ -66,13 +66,18 @@ class PacingTest {
         return DispatcherFixture.groupsAt(pool, version);
     }
 
-    @Test
-    void usefulGroupsStayWithinTheVersionsAheadOfTheTrainer() throws Exception {
+    /** An empty database, a pacer counting afresh, and these training tasks submitted. */
+    void freshStart(String... ids) throws Exception {
         DispatcherFixture.reset(pool);
         pacer.forget();
-        for (String id : List.of("pace-a", "pace-b", "pace-c")) {
+        for (String id : ids) {
             assertEquals(200, http(URI.create(base.toString()).resolve("/tasks?source=s"), "POST", task(id, "train", null).toString()).status());
         }
+    }
+
+    @Test
+    void usefulGroupsStayWithinTheVersionsAheadOfTheTrainer() throws Exception {
+        freshStart("pace-a", "pace-b", "pace-c");
         assertEquals(2, scheduler.tick(), "1 group per version x 2 versions ahead");
         for (UUID g : groupsAt(0)) {
             score(g, 1); // partly solved: both can teach the trainer
@@ -104,11 +109,7 @@ class PacingTest {
 
     @Test
     void aGroupSolvedOnlyByAMemberThatRanOutOfTurnsIsReplaced() throws Exception {
-        DispatcherFixture.reset(pool);
-        pacer.forget();
-        for (String id : List.of("pace-d", "pace-e", "pace-f")) {
-            assertEquals(200, http(URI.create(base.toString()).resolve("/tasks?source=s"), "POST", task(id, "train", null).toString()).status());
-        }
+        freshStart("pace-d", "pace-e", "pace-f");
         assertEquals(2, scheduler.tick());
         List<UUID> groups = groupsAt(0);
         // Compact filtering (the default) leaves the trainer one member, a failure: nothing to learn.
