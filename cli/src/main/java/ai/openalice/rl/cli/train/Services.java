@@ -54,7 +54,9 @@ final class Services implements AutoCloseable {
             "MALLOC_TRIM_THRESHOLD_", String.valueOf(1L << 34), "MALLOC_TOP_PAD_", String.valueOf(1L << 30));
 
     void startAll(boolean warmStart) throws Exception {
-        supervisor.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest", "-Dinference.threads=" + s.inferenceThreads()));
+        // A larger heap than the others: two loaded versions may each keep up to 128 MiB of prefix cache.
+        supervisor.start("inference", List.of("-Xmx1g", "-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest",
+                "-Dinference.threads=" + s.inferenceThreads()));
         supervisor.start("trainer", trainer(warmStart ? "sft" : "rl"), LEARNER_MALLOC);
         supervisor.start("rubric-prm", List.of());
         supervisor.start("verifier", List.of("-Dverifier.sandbox-root=" + state.resolve("sandboxes/verifier")));
