@@ -94,7 +94,17 @@ public final class Templates {
             git(tree, "repack", "-a", "-d", "-q");
             String base = git(tree, "rev-parse", "HEAD").strip();
             Files.writeString(tmp.resolve("base"), base + "\n");
-            Files.move(tmp, ready, StandardCopyOption.ATOMIC_MOVE);
+            try {
+                Files.move(tmp, ready, StandardCopyOption.ATOMIC_MOVE);
+            } catch (java.nio.file.FileSystemException raced) {
+                // Another process sharing this folder built the same template first (the name is
+                // the source's hash, and its rename was atomic): use that one. Linux says ENOTEMPTY,
+                // which Java reports as a plain FileSystemException.
+                if (!Files.isDirectory(ready)) {
+                    throw raced;
+                }
+                deleteQuietly(tmp);
+            }
         } catch (IOException e) {
             deleteQuietly(tmp);
             throw new SandboxException(SandboxException.Reason.WORKSPACE_UNAVAILABLE, describe(source) + ": " + e.getMessage(), e);
