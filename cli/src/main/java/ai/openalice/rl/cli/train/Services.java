@@ -24,8 +24,8 @@ final class Services implements AutoCloseable {
      * the warm start's tasks per step and learning rate.
      */
     record Settings(String sandbox, int groupSize, int batchGroups, boolean sync, Double oracleRl, double temperature, Path initCheckpoint,
-            int warmStartBatch, double warmStartLr, double warmStartContextWeight, double lr, boolean compactFilter, int rolloutWorkers,
-            int inferenceThreads) {}
+            int warmStartBatch, double warmStartLr, double warmStartContextWeight, double lr, boolean compactFilter, boolean submitRequired,
+            int rolloutWorkers, int inferenceThreads) {}
 
     private final Path state;
     private final Settings s;
@@ -58,7 +58,7 @@ final class Services implements AutoCloseable {
         supervisor.start("inference", List.of("-Xmx1g", "-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest",
                 "-Dinference.threads=" + s.inferenceThreads()));
         supervisor.start("trainer", trainer(warmStart ? "sft" : "rl"), LEARNER_MALLOC);
-        supervisor.start("rubric-prm", List.of());
+        supervisor.start("rubric-prm", List.of("-Drubric.submit-required=" + s.submitRequired()));
         supervisor.start("verifier", List.of("-Dverifier.sandbox-root=" + state.resolve("sandboxes/verifier")));
         supervisor.start("sandbox-runner", runner(warmStart, warmStart ? null : s.oracleRl()));
         supervisor.start("task-dispatcher", dispatcher(warmStart));

@@ -106,6 +106,10 @@ public final class TrainCommand implements Callable<Integer> {
             + " filtering: episodes that ran out of turns, context or time leave their group (--no-compact-filter: they keep their verdict).")
     boolean compactFilter;
 
+    @Option(names = "--submit-required", description = "Only a submitted fix is rewarded as one: an episode that ran out of turns,"
+            + " context or time gets r_exec = 0 whatever its diff (rubric.submit-required; for use with --no-compact-filter).")
+    boolean submitRequired;
+
     @Option(names = "--lr", defaultValue = "2e-4", description = "Learning rate of RL (GRPO++) steps (default: ${DEFAULT-VALUE}).")
     double lr;
 
@@ -197,7 +201,7 @@ public final class TrainCommand implements Callable<Integer> {
                     .put("password", infra.password).put("kafka", infra.bootstrap).toString());
             var services = new Services(root, state, infra, new Services.Settings(sandbox, groupSize, batchGroups, sync, oracleRl, temperature,
                     initCheckpoint == null ? null : initCheckpoint.toAbsolutePath(), Math.min(warmStartBatch, tasks), warmStartLr, warmStartContextWeight, lr, compactFilter,
-                    rolloutWorkers, inferenceThreads));
+                    submitRequired, rolloutWorkers, inferenceThreads));
             var onCtrlC = new Thread(() -> {
                 try {
                     services.close();

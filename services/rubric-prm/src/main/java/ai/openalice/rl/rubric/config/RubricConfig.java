@@ -12,6 +12,14 @@ public interface RubricConfig {
     @WithDefault("0.8")
     double gamma();
 
+    /**
+     * Only a submitted fix counts: r_exec = 0 for an episode that ran out of turns, context or
+     * time, whatever its final diff (which the verifier still checks and reports). For training
+     * without compact filtering, so that not submitting is never rewarded as a fix.
+     */
+    @WithDefault("false")
+    boolean submitRequired();
+
     /** Waiting for a rollout or task that trails its verdict (separate topics): attempts, doubling from the first pause. */
     @WithDefault("8")
     int waitAttempts();

@@ -19,6 +19,16 @@ public final class Scorer {
     public record Result(List<CriterionScore> criteria, double sPrm, int rExec, double gamma, double reward) {}
 
     public static Result score(Rubric rubric, EpisodeFacts facts, Privileged privileged, boolean resolved, double gamma) {
+        return score(rubric, facts, privileged, resolved, gamma, false);
+    }
+
+    /**
+     * The same; with {@code submitRequired}, an episode that did not submit (it ran out of turns,
+     * context or time) has r_exec = 0 even when its final diff passes the hidden tests: only a
+     * submitted fix counts. Otherwise such an episode is rewarded as a submitted one, and compact
+     * filtering, which hides it instead, leaves submitting as the only ending ever penalised.
+     */
+    public static Result score(Rubric rubric, EpisodeFacts facts, Privileged privileged, boolean resolved, double gamma, boolean submitRequired) {
         var scores = new ArrayList<CriterionScore>();
         double[] w = new double[rubric.criteria().size()];
         double[] q = new double[w.length];
@@ -30,7 +40,8 @@ public final class Scorer {
             scores.add(new CriterionScore(c.id(), c.weight(), s.q(), s.detail()));
         }
         double sPrm = RewardComposition.rubricScore(w, q);
-        int rExec = resolved ? 1 : 0;
+        boolean counted = !submitRequired || facts.termination() == ai.openalice.rl.events.Termination.SUBMITTED;
+        int rExec = resolved && counted ? 1 : 0;
         return new Result(scores, sPrm, rExec, gamma, RewardComposition.compose(rExec, sPrm, gamma));
     }
 }

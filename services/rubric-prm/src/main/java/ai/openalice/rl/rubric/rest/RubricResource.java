@@ -56,7 +56,7 @@ public class RubricResource {
             Rubric rubric = body.hasNonNull("rubric") ? RubricParser.parse(body.get("rubric"), 1)
                     : task.raw().hasNonNull("rubric") ? RubricParser.parse(task.raw().get("rubric"), 1) : Rubric.builtIn();
             var facts = EpisodeFacts.of(t, body.path("patch").asText(""), maxSteps, end);
-            var r = Scorer.score(rubric, facts, Privileged.of(task), body.get("resolved").asBoolean(), gamma);
+            var r = Scorer.score(rubric, facts, Privileged.of(task), body.get("resolved").asBoolean(), gamma, config.submitRequired());
             return Response.ok(Map.of("reward", r.reward(), "s_prm", r.sPrm(), "r_exec", r.rExec(), "gamma", r.gamma(), "criteria", r.criteria()))
                     .build();
         } catch (IllegalArgumentException e) {

@@ -96,7 +96,7 @@ public class ScoringService {
             }
             Rubric rubric = rubricOf(task.get(), r.taskVersion(), v.logContext());
             var facts = EpisodeFacts.of(trajectory(r.trajectory()), r.patch(), task.get().limits().maxSteps(), r.termination());
-            var result = Scorer.score(rubric, facts, Privileged.of(task.get()), v.resolved(), config.gamma());
+            var result = Scorer.score(rubric, facts, Privileged.of(task.get()), v.resolved(), config.gamma(), config.submitRequired());
             var criteria = result.criteria().stream().map(c -> new RewardScored.Criterion(c.id(), c.weight(), c.q(), c.detail())).toList();
             scored = new RewardScored(v.taskId(), v.groupId(), v.rolloutId(), v.policyVersion(), r.groupSize(), false, null, r.termination(),
                     result.rExec(), result.sPrm(), config.gamma(), result.reward(), rubric.version(), criteria, r.trajectory());

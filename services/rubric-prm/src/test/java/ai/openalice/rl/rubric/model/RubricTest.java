@@ -109,6 +109,22 @@ class RubricTest {
     }
 
     @Test
+    void withSubmitRequiredOnlyASubmittedFixCounts() {
+        var rows = new String[][] {{"file_editor", "command", "view", "path", "calc/ops.py", "     1\tdef add"},
+                {"file_editor", "command", "str_replace", "path", "calc/ops.py", "Edited calc/ops.py."}};
+        var facts = EpisodeFacts.of(episode(rows), GOLD_LIKE_PATCH, 2, Termination.MAX_STEPS);
+        var lenient = Scorer.score(Rubric.builtIn(), facts, GOLD, true, 0.8);
+        var strict = Scorer.score(Rubric.builtIn(), facts, GOLD, true, 0.8, true);
+        assertEquals(1, lenient.rExec());
+        assertEquals(0, strict.rExec(), "ran out of turns: the passing diff does not count");
+        assertEquals(lenient.sPrm(), strict.sPrm(), 0);
+        assertEquals(0.8 + 0.2 * lenient.sPrm(), lenient.reward(), 1e-12);
+        assertEquals(0.2 * strict.sPrm(), strict.reward(), 1e-12);
+        var submitted = EpisodeFacts.of(episode(rows[0], rows[1], new String[] {"submit", "Submitted."}), GOLD_LIKE_PATCH, 3, Termination.SUBMITTED);
+        assertEquals(1, Scorer.score(Rubric.builtIn(), submitted, GOLD, true, 0.8, true).rExec());
+    }
+
+    @Test
     void marginOrderingHoldsForAnyRubricAndScoresAreDeterministic() {
         var rnd = new Random(9);
         for (int trial = 0; trial < 200; trial++) {
