@@ -49,7 +49,10 @@ public final class LocalSandboxProvider implements SandboxProvider {
                 requireTraversable(config.root());
             }
             this.templates = new Templates(config.root().resolve("templates"));
-            this.uids = new UidPool(config.root().resolve("uids"), config.uidBase(), config.uidCount());
+            // As root, a uid's processes are swept by uid, so its lease must be exclusive on the whole
+            // host, not only among providers sharing this root (alice-rl train and an evaluation
+            // beside it use different roots).
+            this.uids = new UidPool(root ? UidPool.HOST_LEASES : config.root().resolve("uids"), config.uidBase(), config.uidCount());
         } catch (IOException e) {
             throw new SandboxException(SandboxException.Reason.IO, "cannot prepare " + config.root() + ": " + e.getMessage(), e);
         }

@@ -16,6 +16,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * runner dies.
  */
 final class UidPool {
+    /** Where leases live when sandboxes run as their own uids: one folder per host, whatever the sandbox root. */
+    static final Path HOST_LEASES = Path.of("/run/lock/alice-rl-uids");
+
     private final Path dir;
     private final int base;
     private final int count;

@@ -2,8 +2,10 @@ package ai.openalice.rl.sandbox.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import ai.openalice.rl.sandbox.HostCommand;
 import ai.openalice.rl.sandbox.Sandbox;
@@ -144,6 +146,25 @@ class LocalSandboxTest {
         assertFalse(Files.exists(dir), "the janitor removed " + dir);
         second.close();
         first.close();
+    }
+
+    @Test
+    void providersOnDifferentRootsNeverShareAUid() throws Exception {
+        assumeTrue(provider.isRoot(), "uids are per sandbox only as root");
+        // A pool of two uids of its own, shared by two providers on different roots (as alice-rl
+        // train and an evaluation beside it): a uid's processes are swept by uid after every command.
+        var d = LocalSandboxConfig.defaults();
+        var a = new LocalSandboxProvider(new LocalSandboxConfig(SandboxRoots.fresh("roots-a"), 250_000, 2, d.workdir(), d.tmpBytes()));
+        var b = new LocalSandboxProvider(new LocalSandboxConfig(SandboxRoots.fresh("roots-b"), 250_000, 2, d.workdir(), d.tmpBytes()));
+        try (var s1 = (LocalSandbox) a.create(SandboxSpec.of(new WorkspaceSource.Empty()));
+                var s2 = (LocalSandbox) b.create(SandboxSpec.of(new WorkspaceSource.Empty()))) {
+            assertNotEquals(s1.hostUid(), s2.hostUid());
+            var e = assertThrows(SandboxException.class, () -> a.create(SandboxSpec.of(new WorkspaceSource.Empty())));
+            assertEquals("START_FAILED: all 2 sandbox uids (250000..250001) are in use on this host", e.getMessage());
+        } finally {
+            a.close();
+            b.close();
+        }
     }
 
     private static void releaseLeaseOnly(LocalSandbox s) throws Exception {
