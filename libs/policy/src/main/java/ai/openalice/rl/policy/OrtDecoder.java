@@ -39,14 +39,10 @@ public final class OrtDecoder implements AutoCloseable {
             return length;
         }
 
-        int layers() {
-            return keys.length;
-        }
-
         /** A copy of the cache of the first {@code n} positions (the cache must be in Java arrays). */
-        Sequence prefix(int n, int layers) {
-            var out = new Sequence(layers, heads);
-            for (int l = 0; l < layers; l++) {
+        Sequence prefix(int n) {
+            var out = new Sequence(keys.length, heads);
+            for (int l = 0; l < keys.length; l++) {
                 out.keys[l] = cut(keys[l], n);
                 out.values[l] = cut(values[l], n);
             }
@@ -110,7 +106,7 @@ public final class OrtDecoder implements AutoCloseable {
      * computed.
      */
     public float[] prefill(int[] prompt, Sequence[] out) {
-        var hit = prefixes.longest(prompt, config.layers());
+        var hit = prefixes.longest(prompt);
         Sequence seq = hit.map(PrefixCache.Hit::seq).orElseGet(() -> new Sequence(config.layers(), config.heads()));
         int from = hit.map(PrefixCache.Hit::length).orElse(0);
         prefixes.count(prompt.length, from);

@@ -42,7 +42,7 @@ public final class PrefixCache {
      * most {@code prompt.length - 1} tokens, so at least one is left to compute the next-token
      * logits from; empty below {@link #MIN_REUSE} tokens.
      */
-    synchronized java.util.Optional<Hit> longest(int[] prompt, int layers) {
+    synchronized java.util.Optional<Hit> longest(int[] prompt) {
         Long best = null;
         int bestLength = 0;
         for (Map.Entry<Long, Entry> e : entries.entrySet()) {
@@ -56,7 +56,7 @@ public final class PrefixCache {
             return java.util.Optional.empty();
         }
         Entry e = entries.get(best); // access order: now the most recently used
-        return java.util.Optional.of(new Hit(e.seq().prefix(bestLength, layers), bestLength));
+        return java.util.Optional.of(new Hit(e.seq().prefix(bestLength), bestLength));
     }
 
     /**
@@ -84,7 +84,7 @@ public final class PrefixCache {
                 bytes -= e.bytes();
             }
         }
-        entries.put(nextId++, new Entry(tokens, seq.length() == n ? seq : seq.prefix(n, seq.layers()), size));
+        entries.put(nextId++, new Entry(tokens, seq.length() == n ? seq : seq.prefix(n), size));
         bytes += size;
         for (Iterator<Entry> it = entries.values().iterator(); bytes > budgetBytes && it.hasNext(); ) {
             bytes -= it.next().bytes();

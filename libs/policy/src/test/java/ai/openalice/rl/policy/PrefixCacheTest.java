@@ -94,7 +94,7 @@ class PrefixCacheTest {
         assertEquals(3_000, cache.bytes());
 
         int[] prompt = concat(Arrays.copyOf(c, 20), new int[] {7, 7, 7, 7, 7});
-        var hit = cache.longest(prompt, 1).orElseThrow();
+        var hit = cache.longest(prompt).orElseThrow();
         assertEquals(20, hit.length());
         float[] expectedKeys = concat2(IntStream.range(0, 20), IntStream.range(100, 120));
         assertArrayEquals(expectedKeys, hit.seq().keys[0]);
@@ -102,8 +102,8 @@ class PrefixCacheTest {
         assertEquals(20, hit.seq().length());
 
         // The whole prompt matches: all but its last token is reused, so there are logits to sample from.
-        assertEquals(29, cache.longest(IntStream.range(0, 30).toArray(), 1).orElseThrow().length());
-        assertTrue(cache.longest(concat(Arrays.copyOf(c, PrefixCache.MIN_REUSE - 1), new int[] {-1, -1}), 1).isEmpty(),
+        assertEquals(29, cache.longest(IntStream.range(0, 30).toArray()).orElseThrow().length());
+        assertTrue(cache.longest(concat(Arrays.copyOf(c, PrefixCache.MIN_REUSE - 1), new int[] {-1, -1})).isEmpty(),
                 "a common prefix under MIN_REUSE is computed again");
         var none = new PrefixCache(0, 100);
         none.put(a, new int[0], seq(20));
