@@ -25,7 +25,7 @@ final class Services implements AutoCloseable {
      */
     record Settings(String sandbox, int groupSize, int batchGroups, boolean sync, Double oracleRl, double temperature, Path initCheckpoint,
             int warmStartBatch, double warmStartLr, double warmStartContextWeight, double lr, boolean compactFilter, boolean submitRequired,
-            int rolloutWorkers, int inferenceThreads) {}
+            String lossAggregation, int rolloutWorkers, int inferenceThreads) {}
 
     private final Path state;
     private final Settings s;
@@ -105,6 +105,7 @@ final class Services implements AutoCloseable {
                 // imitation fits the data at temperature 1, so that sampling below 1 sharpens what was learnt
                 "-Dtrainer.loss.temperature=" + (mode.equals("sft") ? 1.0 : s.temperature()),
                 "-Dtrainer.group-deadline=PT15M", "-Dtrainer.loss.compact-filter=" + s.compactFilter(),
+                "-Dtrainer.loss.aggregation=" + s.lossAggregation(),
                 // a group that only the rubric tells apart moved the built-in model off what it had learnt (measured: a warm start
                 // that solved a task 4 times in 4 solved it 0 times after 12 such steps at 5e-4)
                 "-Dtrainer.dynamic-sampling=outcome"));

@@ -1,6 +1,7 @@
 package ai.openalice.rl.cli.train;
 
 import ai.openalice.rl.cli.suite.TinySwe;
+import ai.openalice.rl.core.loss.Aggregation;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.TaskSubmitted;
@@ -110,6 +111,11 @@ public final class TrainCommand implements Callable<Integer> {
             + " context or time gets r_exec = 0 whatever its diff (rubric.submit-required; for use with --no-compact-filter).")
     boolean submitRequired;
 
+    @Option(names = "--loss-aggregation", defaultValue = "seq-mean-token-sum-norm", description = "How the RL loss weighs tokens"
+            + " (trainer.loss.aggregation): seq-mean-token-sum-norm (DeepSWE: every token 1/L_max, so long episodes push hardest),"
+            + " seq-mean-token-mean (every episode pushes by its advantage, whatever its length), seq-mean-token-sum, token-mean.")
+    String lossAggregation;
+
     @Option(names = "--lr", defaultValue = "2e-4", description = "Learning rate of RL (GRPO++) steps (default: ${DEFAULT-VALUE}).")
     double lr;
 
@@ -166,6 +172,12 @@ public final class TrainCommand implements Callable<Integer> {
             err.println("--temperature must be in (0, 2], got " + temperature);
             return 2;
         }
+        try {
+            Aggregation.byName(lossAggregation);
+        } catch (IllegalArgumentException e) {
+            err.println("--loss-aggregation: " + e.getMessage());
+            return 2;
+        }
         if (oracleRl != null && probeEvery > 0) {
             out.println("[train] --oracle-rl: no held-out probes (the oracle knows only the training tasks)");
             probeEvery = 0;
@@ -201,7 +213,7 @@ public final class TrainCommand implements Callable<Integer> {
                     .put("password", infra.password).put("kafka", infra.bootstrap).toString());
             var services = new Services(root, state, infra, new Services.Settings(sandbox, groupSize, batchGroups, sync, oracleRl, temperature,
                     initCheckpoint == null ? null : initCheckpoint.toAbsolutePath(), Math.min(warmStartBatch, tasks), warmStartLr, warmStartContextWeight, lr, compactFilter,
-                    submitRequired, rolloutWorkers, inferenceThreads));
+                    submitRequired, lossAggregation, rolloutWorkers, inferenceThreads));
             var onCtrlC = new Thread(() -> {
                 try {
                     services.close();

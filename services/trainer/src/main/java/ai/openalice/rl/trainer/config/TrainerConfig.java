@@ -164,6 +164,16 @@ public interface TrainerConfig {
         @WithDefault("2.0")
         double tisCap();
 
+        /**
+         * How per-token losses become one scalar (rl-core's {@code Aggregation}):
+         * {@code seq-mean-token-sum-norm} (Dr. GRPO, DeepSWE: every token weighs 1/L_max, so a long
+         * episode pushes as many times harder as it has more tokens), {@code seq-mean-token-mean}
+         * (every episode's push is its advantage, whatever its length), {@code seq-mean-token-sum},
+         * {@code token-mean}.
+         */
+        @WithDefault("seq-mean-token-sum-norm")
+        String aggregation();
+
         /** L_max of seq-mean-token-sum-norm; 0 = the model's context length. */
         @WithDefault("0")
         int maxLength();

@@ -49,6 +49,7 @@ public final class TrainingLoop implements Runnable {
     private final List<TrainerStore.Pending> pending = new ArrayList<>();
     private final AtomicReference<TrainingMetrics> last = new AtomicReference<>();
     private final TrainerMeters meters;
+    private final Aggregation aggregation;
     private volatile boolean running = true;
     private Learner learner;
     private volatile long step;
@@ -58,6 +59,7 @@ public final class TrainingLoop implements Runnable {
         this.store = store;
         this.config = config;
         this.meters = meters;
+        this.aggregation = Aggregation.byName(config.loss().aggregation()); // an unknown name stops the start, naming the known ones
         this.writer = new CheckpointWriter(store, config.artifactDir(), new ByteTokenizer().name(),
                 new CheckpointWriter.Retention(config.keepCheckpoints(), config.keepCheckpointEvery()));
     }
@@ -107,7 +109,7 @@ public final class TrainingLoop implements Runnable {
         }
         var l = config.loss();
         int maxLength = l.maxLength() > 0 ? l.maxLength() : gpt.config().contextLength();
-        var loss = new PolicyLossConfig(l.epsLow(), l.epsHigh(), Double.NaN, Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, maxLength, 0,
+        var loss = new PolicyLossConfig(l.epsLow(), l.epsHigh(), Double.NaN, aggregation, maxLength, 0,
                 ai.openalice.rl.core.loss.KlEstimator.K3, 0, l.tisCap());
         var lr = o.schedule().equals("cosine") ? new LrSchedule(o.lr(), o.warmupSteps(), true, o.totalSteps(), o.minLrRatio())
                 : LrSchedule.constant(o.lr(), o.warmupSteps());
@@ -177,7 +179,7 @@ public final class TrainingLoop implements Runnable {
         }
         long waitMs = (System.nanoTime() - waitStart) / 1_000_000;
         long t0 = System.nanoTime();
-        var built = SequenceBatch.of(batch.samples(), learner.model().config().contextLength(), Aggregation.SEQ_MEAN_TOKEN_SUM_NORM,
+        var built = SequenceBatch.of(batch.samples(), learner.model().config().contextLength(), aggregation,
                 config.loss().maxLength() > 0 ? config.loss().maxLength() : learner.model().config().contextLength(),
                 sft && !config.sftImitateFailedCalls());
         if (!built.rejected().isEmpty()) {

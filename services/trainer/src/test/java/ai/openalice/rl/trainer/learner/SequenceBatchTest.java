@@ -42,6 +42,31 @@ class SequenceBatchTest {
     }
 
     @Test
+    void seqMeanTokenMeanGivesEveryEpisodeTheSamePushWhateverItsLength() {
+        // a short success (3 completion tokens, A = +1) and a long failure (6 completion tokens, A = -1)
+        var success = new Sample(UUID.randomUUID(), List.of(turn(0, List.of(1), List.of(2, 3, 4), List.of(-1.0, -1.0, -1.0))), 1);
+        var failure = new Sample(UUID.randomUUID(), List.of(turn(0, List.of(1), List.of(2, 3, 4), List.of(-1.0, -1.0, -1.0)),
+                turn(1, List.of(5), List.of(6, 7, 8), List.of(-1.0, -1.0, -1.0))), -1);
+        var mean = SequenceBatch.of(List.of(success, failure), 16, Aggregation.SEQ_MEAN_TOKEN_MEAN, 16).batch();
+        // 1 / (B · n_s): 1/(2·3) on the success's tokens, 1/(2·6) on the failure's
+        float s3 = 1f / 6, s6 = 1f / 12;
+        assertArrayEquals(new float[] {s3, s3, s3, 0, 0, 0, 0, s6, s6, s6, 0, s6, s6, s6}, mean.coef(), 1e-7f);
+        // at ratio 1 the surrogate is -A per token: Σ coef·(-A) = -3·(1/6) + 6·(1/12) = 0 — the pushes cancel
+        assertEquals(0, weightedPush(mean), 1e-6);
+        // seq-mean-token-sum-norm (L_max 16): 1/32 on every token, so the failure pushes twice as hard: -3/32 + 6/32
+        var norm = SequenceBatch.of(List.of(success, failure), 16, Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, 16).batch();
+        assertEquals(3.0 / 32, weightedPush(norm), 1e-6);
+    }
+
+    private static double weightedPush(SequenceBatch x) {
+        double sum = 0;
+        for (int i = 0; i < x.coef().length; i++) {
+            sum += x.coef()[i] * -x.advantages()[i];
+        }
+        return sum;
+    }
+
+    @Test
     void supervisedBatchesLeaveOutTheCompletionsOfFailedCalls() {
         // prompt [1], completion [2 3] refused by the tool; observation [4], completion [5] that worked
         var failed = new Turn(0, List.of(1), List.of(2, 3), List.of(-1.0, -1.0), 0, new Action("file_editor", null, null, true), "no such file", 0, 0);
