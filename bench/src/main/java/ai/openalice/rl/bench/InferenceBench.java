@@ -9,6 +9,7 @@ import ai.openalice.rl.model.Sampler;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.policy.CompletionRequest;
+import ai.openalice.rl.policy.KvSequence;
 import ai.openalice.rl.policy.OrtDecoder;
 import ai.openalice.rl.policy.OrtPolicy;
 import java.nio.FloatBuffer;
@@ -74,7 +75,7 @@ final class InferenceBench {
             long s = System.nanoTime();
             Checkpoint.verify(dir);
             try (var dec = new OrtDecoder(dir.resolve(Checkpoint.ONNX), CONFIG, 1)) {
-                var seq = new OrtDecoder.Sequence[1];
+                var seq = new KvSequence[1];
                 dec.prefill(prompt, seq);
                 dec.step(List.of(seq[0]), new int[] {1});
             }
@@ -143,7 +144,7 @@ final class InferenceBench {
 
     /** One turn as OrtPolicy plays it: prefill, greedy decode in a one-member batch, the cache kept for the next turn. */
     private static int[] turn(OrtDecoder dec, int[] prompt) {
-        var seq = new OrtDecoder.Sequence[1];
+        var seq = new KvSequence[1];
         int[] out = new int[COMPLETION];
         out[0] = Sampler.argmax(dec.prefill(prompt, seq));
         var batch = dec.batch(List.of(seq[0]));
@@ -169,10 +170,10 @@ final class InferenceBench {
 
     /** Sequences decoded together, every step one batch; returns aggregate tokens/s. */
     private static double batched(OrtDecoder dec, int[] prompt, int streams) {
-        var seqs = new ArrayList<OrtDecoder.Sequence>();
+        var seqs = new ArrayList<KvSequence>();
         int[] next = new int[streams];
         for (int i = 0; i < streams; i++) {
-            var s = new OrtDecoder.Sequence[1];
+            var s = new KvSequence[1];
             next[i] = new Sampler(0, 1, 0).next(dec.prefill(prompt, s)).token();
             seqs.add(s[0]);
         }

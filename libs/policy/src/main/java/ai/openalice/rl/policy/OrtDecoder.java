@@ -22,44 +22,6 @@ public final class OrtDecoder implements AutoCloseable {
     private final OrtSession session;
     private final GptConfig config;
 
-    /** One sequence's state: its cache (per layer, K and V as [H, P, hd] row-major) and length. */
-    public static final class Sequence {
-        final float[][] keys;
-        final float[][] values;
-        final int heads;
-        int length;
-
-        Sequence(int layers, int heads) {
-            keys = new float[layers][0];
-            values = new float[layers][0];
-            this.heads = heads;
-        }
-
-        public int length() {
-            return length;
-        }
-
-        /** A copy of the cache of the first {@code n} positions (the cache must be in Java arrays). */
-        Sequence prefix(int n) {
-            var out = new Sequence(keys.length, heads);
-            for (int l = 0; l < keys.length; l++) {
-                out.keys[l] = cut(keys[l], n);
-                out.values[l] = cut(values[l], n);
-            }
-            out.length = n;
-            return out;
-        }
-
-        private float[] cut(float[] src, int n) {
-            int hd = src.length / (heads * length);
-            float[] dst = new float[heads * n * hd];
-            for (int h = 0; h < heads; h++) {
-                System.arraycopy(src, h * length * hd, dst, h * n * hd, n * hd);
-            }
-            return dst;
-        }
-    }
-
     /** Default budget of the prefix cache: 128 MiB, 32,768 positions of the built-in model. */
     public static final long DEFAULT_PREFIX_CACHE_BYTES = 128L << 20;
 
@@ -105,9 +67,9 @@ public final class OrtDecoder implements AutoCloseable {
      * earlier generation's cache ({@link #remember}) covers the prompt's start, only the rest is
      * computed.
      */
-    public float[] prefill(int[] prompt, Sequence[] out) {
+    public float[] prefill(int[] prompt, KvSequence[] out) {
         var hit = prefixes.longest(prompt);
-        Sequence seq = hit.map(PrefixCache.Hit::seq).orElseGet(() -> new Sequence(config.layers(), config.heads()));
+        KvSequence seq = hit.map(PrefixCache.Hit::seq).orElseGet(() -> new KvSequence(config.layers(), config.heads()));
         int from = hit.map(PrefixCache.Hit::length).orElse(0);
         prefixes.count(prompt.length, from);
         out[0] = seq;
@@ -115,7 +77,7 @@ public final class OrtDecoder implements AutoCloseable {
     }
 
     /** Feeds {@code tokens} after what {@code seq} holds (its cache in Java arrays); returns the logits after the last. */
-    float[] extend(Sequence seq, int[] tokens) {
+    float[] extend(KvSequence seq, int[] tokens) {
         int p = seq.length;
         long[][] ids = {toLong(tokens)};
         long[][] pos = {range(p, p + tokens.length)};
@@ -128,7 +90,7 @@ public final class OrtDecoder implements AutoCloseable {
      * Keeps a finished generation's cache for later prompts that start with {@code prompt} and
      * {@code generated}; {@code seq}'s cache must be in Java arrays (after {@link Batch#release}).
      */
-    public void remember(int[] prompt, int[] generated, Sequence seq) {
+    public void remember(int[] prompt, int[] generated, KvSequence seq) {
         prefixes.put(prompt, generated, seq);
     }
 
@@ -138,9 +100,9 @@ public final class OrtDecoder implements AutoCloseable {
     }
 
     /** One decode step for every sequence (token i to sequence i); returns each one's next-token logits. */
-    public float[][] step(List<Sequence> seqs, int[] tokens) {
+    public float[][] step(List<KvSequence> seqs, int[] tokens) {
         int b = seqs.size();
-        int maxPast = seqs.stream().mapToInt(Sequence::length).max().orElse(0);
+        int maxPast = seqs.stream().mapToInt(KvSequence::length).max().orElse(0);
         long[][] ids = new long[b][1];
         long[][] pos = new long[b][1];
         long[][] mask = new long[b][maxPast + 1];
@@ -160,7 +122,7 @@ public final class OrtDecoder implements AutoCloseable {
         return last;
     }
 
-    private float[][][] run(List<Sequence> seqs, long[][] ids, long[][] pos, long[][] mask, int maxPast) {
+    private float[][][] run(List<KvSequence> seqs, long[][] ids, long[][] pos, long[][] mask, int maxPast) {
         int b = seqs.size();
         int h = config.heads();
         int hd = config.headSize();
@@ -182,7 +144,7 @@ public final class OrtDecoder implements AutoCloseable {
                     unpack(seqs, l, true, ((OnnxTensor) r.get("present_key_" + l).orElseThrow()).getFloatBuffer(), total, s, h, hd);
                     unpack(seqs, l, false, ((OnnxTensor) r.get("present_value_" + l).orElseThrow()).getFloatBuffer(), total, s, h, hd);
                 }
-                for (Sequence q : seqs) {
+                for (KvSequence q : seqs) {
                     q.length += s;
                 }
                 return logits;
@@ -195,10 +157,10 @@ public final class OrtDecoder implements AutoCloseable {
     }
 
     /** The batch's cache for layer l, each sequence left-padded to maxPast: [B, H, maxPast, hd]. */
-    private static float[] pack(List<Sequence> seqs, int l, boolean keys, int maxPast, int h, int hd) {
+    private static float[] pack(List<KvSequence> seqs, int l, boolean keys, int maxPast, int h, int hd) {
         float[] out = new float[seqs.size() * h * maxPast * hd];
         for (int i = 0; i < seqs.size(); i++) {
-            Sequence q = seqs.get(i);
+            KvSequence q = seqs.get(i);
             float[] src = keys ? q.keys[l] : q.values[l];
             int p = q.length;
             int pad = maxPast - p;
@@ -210,11 +172,11 @@ public final class OrtDecoder implements AutoCloseable {
     }
 
     /** Takes each sequence's part of present [B, H, total, hd]: its last (length + s) positions. */
-    private static void unpack(List<Sequence> seqs, int l, boolean keys, FloatBuffer present, int total, int s, int h, int hd) {
+    private static void unpack(List<KvSequence> seqs, int l, boolean keys, FloatBuffer present, int total, int s, int h, int hd) {
         float[] all = new float[present.remaining()];
         present.get(all);
         for (int i = 0; i < seqs.size(); i++) {
-            Sequence q = seqs.get(i);
+            KvSequence q = seqs.get(i);
             int n = q.length + s;
             float[] dst = new float[h * n * hd];
             for (int head = 0; head < h; head++) {
@@ -235,18 +197,18 @@ public final class OrtDecoder implements AutoCloseable {
      * only when the batch changes ({@link #release}). Each member keeps its own left padding.
      */
     public final class Batch implements AutoCloseable {
-        private final List<Sequence> members;
+        private final List<KvSequence> members;
         private final int[] pad;
         private final Map<String, OnnxTensor> past = new java.util.HashMap<>();
         private OrtSession.Result held;
         private int total;
 
-        private Batch(List<Sequence> members) {
+        private Batch(List<KvSequence> members) {
             this.members = List.copyOf(members);
             this.pad = new int[members.size()];
             int h = config.heads();
             int hd = config.headSize();
-            total = members.stream().mapToInt(Sequence::length).max().orElse(0);
+            total = members.stream().mapToInt(KvSequence::length).max().orElse(0);
             for (int i = 0; i < pad.length; i++) {
                 pad[i] = total - members.get(i).length;
             }
@@ -261,7 +223,7 @@ public final class OrtDecoder implements AutoCloseable {
             }
         }
 
-        public List<Sequence> members() {
+        public List<KvSequence> members() {
             return members;
         }
 
@@ -297,7 +259,7 @@ public final class OrtDecoder implements AutoCloseable {
                     past.put("past_value_" + l, (OnnxTensor) r.get("present_value_" + l).orElseThrow());
                 }
                 total++;
-                for (Sequence q : members) {
+                for (KvSequence q : members) {
                     q.length++;
                 }
                 float[][][] logits = (float[][][]) r.get("logits").orElseThrow().getValue();
@@ -314,7 +276,7 @@ public final class OrtDecoder implements AutoCloseable {
         }
 
         /** Copies every member's cache back out of the batch (to regroup), and frees the batch. */
-        public List<Sequence> release() {
+        public List<KvSequence> release() {
             int h = config.heads();
             int hd = config.headSize();
             for (int l = 0; l < config.layers(); l++) {
@@ -338,12 +300,12 @@ public final class OrtDecoder implements AutoCloseable {
     }
 
     /** A batch of sequences whose caches are in Java arrays (after {@link #prefill} or {@link Batch#release}). */
-    public Batch batch(List<Sequence> members) {
+    public Batch batch(List<KvSequence> members) {
         return new Batch(members);
     }
 
     /** Each member's cache from a batch tensor [B, H, total, hd] with per-member left padding. */
-    private static void unpackPadded(List<Sequence> seqs, int[] pad, int l, boolean keys, FloatBuffer buf, int total, int h, int hd) {
+    private static void unpackPadded(List<KvSequence> seqs, int[] pad, int l, boolean keys, FloatBuffer buf, int total, int h, int hd) {
         float[] all = new float[buf.remaining()];
         buf.get(all);
         for (int i = 0; i < seqs.size(); i++) {

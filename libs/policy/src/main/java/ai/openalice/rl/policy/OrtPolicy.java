@@ -41,7 +41,7 @@ public final class OrtPolicy implements Policy {
             return new Completion(new int[0], new double[0], "", Completion.FinishReason.CONTEXT, version);
         }
         var gen = new Generation(request, tokenizer, context);
-        var seq = new OrtDecoder.Sequence[1];
+        var seq = new KvSequence[1];
         float[] logits = decoder.prefill(request.prompt(), seq);
         int next = gen.accept(logits);
         if (next >= 0) {

@@ -18,10 +18,10 @@ public final class PrefixCache {
     /** Shorter common prefixes are prefilled again: copying them would save next to nothing. */
     static final int MIN_REUSE = 16;
 
-    private record Entry(int[] tokens, OrtDecoder.Sequence seq, long bytes) {}
+    private record Entry(int[] tokens, KvSequence seq, long bytes) {}
 
     /** What a prompt can start from: a private copy of a cache covering the prompt's first {@code length} tokens. */
-    record Hit(OrtDecoder.Sequence seq, int length) {}
+    record Hit(KvSequence seq, int length) {}
 
     private final long budgetBytes;
     private final long bytesPerToken;
@@ -63,7 +63,7 @@ public final class PrefixCache {
      * Keeps {@code seq}'s cache for the tokens it covers: the prompt, then the generated tokens fed
      * back (all but an unfed last one; a completion cut at a stop string covers fewer).
      */
-    synchronized void put(int[] prompt, int[] generated, OrtDecoder.Sequence seq) {
+    synchronized void put(int[] prompt, int[] generated, KvSequence seq) {
         if (budgetBytes <= 0 || seq == null) {
             return;
         }

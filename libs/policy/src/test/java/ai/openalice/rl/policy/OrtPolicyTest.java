@@ -79,12 +79,12 @@ class OrtPolicyTest {
         var m = Checkpoint.verify(checkpoint);
         var t = new ByteTokenizer();
         try (var dec = new OrtDecoder(checkpoint.resolve(Checkpoint.ONNX), m.config(), 1)) {
-            var a = new OrtDecoder.Sequence[1];
-            var b = new OrtDecoder.Sequence[1];
+            var a = new KvSequence[1];
+            var b = new KvSequence[1];
             dec.prefill(t.encode("def f(x):"), a);
             dec.prefill(t.encode("y ="), b);
-            var ra = new OrtDecoder.Sequence[1];
-            var rb = new OrtDecoder.Sequence[1];
+            var ra = new KvSequence[1];
+            var rb = new KvSequence[1];
             dec.prefill(t.encode("def f(x):"), ra);
             dec.prefill(t.encode("y ="), rb);
             int[] feedA = {'\n', ' ', ' ', 'r', 'e'};
@@ -114,13 +114,13 @@ class OrtPolicyTest {
         var m = Checkpoint.verify(checkpoint);
         try (var dec = new OrtDecoder(checkpoint.resolve(Checkpoint.ONNX), m.config(), 1)) {
             var t = new ByteTokenizer();
-            var a = new OrtDecoder.Sequence[1];
-            var b = new OrtDecoder.Sequence[1];
+            var a = new KvSequence[1];
+            var b = new KvSequence[1];
             dec.prefill(t.encode("hello world"), a);
             dec.prefill(t.encode("hi"), b);
             float[][] batched = dec.step(List.of(a[0], b[0]), new int[] {'!', '?'});
-            var a2 = new OrtDecoder.Sequence[1];
-            var b2 = new OrtDecoder.Sequence[1];
+            var a2 = new KvSequence[1];
+            var b2 = new KvSequence[1];
             dec.prefill(t.encode("hello world"), a2);
             dec.prefill(t.encode("hi"), b2);
             float[] aloneA = dec.step(List.of(a2[0]), new int[] {'!'})[0];

@@ -60,8 +60,8 @@ class PrefixCacheTest {
     }
 
     /** A sequence of {@code n} positions, 2 heads of size 1, 1 layer: head 0 holds 0..n-1, head 1 100..100+n-1 (values negated). */
-    private static OrtDecoder.Sequence seq(int n) {
-        var s = new OrtDecoder.Sequence(1, 2);
+    private static KvSequence seq(int n) {
+        var s = new KvSequence(1, 2);
         float[] k = new float[2 * n];
         for (int i = 0; i < n; i++) {
             k[i] = i;

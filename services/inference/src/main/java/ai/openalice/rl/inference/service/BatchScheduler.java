@@ -4,6 +4,7 @@ import ai.openalice.rl.inference.config.InferenceConfig;
 import ai.openalice.rl.policy.Completion;
 import ai.openalice.rl.policy.CompletionRequest;
 import ai.openalice.rl.policy.Generation;
+import ai.openalice.rl.policy.KvSequence;
 import ai.openalice.rl.policy.OrtDecoder;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
@@ -50,10 +51,10 @@ public class BatchScheduler {
 
     private static final class Active {
         final Job job;
-        final OrtDecoder.Sequence seq;
+        final KvSequence seq;
         int next;
 
-        Active(Job job, OrtDecoder.Sequence seq, int next) {
+        Active(Job job, KvSequence seq, int next) {
             this.job = job;
             this.seq = seq;
             this.next = next;
@@ -126,7 +127,7 @@ public class BatchScheduler {
 
     private void admit(Job job, Map<LoadedModel, Group> groups) {
         try {
-            var seq = new OrtDecoder.Sequence[1];
+            var seq = new KvSequence[1];
             var decoder = job.model().decoder();
             long reusedBefore = decoder.prefixCache().reusedTokens();
             float[] logits = decoder.prefill(job.prompt(), seq);

@@ -7,6 +7,7 @@ import ai.openalice.rl.model.checkpoint.Manifest;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.policy.CompletionRequest;
 import ai.openalice.rl.policy.Generation;
+import ai.openalice.rl.policy.KvSequence;
 import ai.openalice.rl.policy.OrtDecoder;
 import ai.openalice.rl.policy.PolicyException;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -107,7 +108,7 @@ public class ModelRegistry {
     private static void warm(LoadedModel model) {
         var gen = new Generation(CompletionRequest.greedy(model.tokenizer().encode("warm up"), 4), model.tokenizer(),
                 model.manifest().config().contextLength());
-        var seq = new OrtDecoder.Sequence[1];
+        var seq = new KvSequence[1];
         int next = gen.accept(model.decoder().prefill(model.tokenizer().encode("warm up"), seq));
         while (next >= 0) {
             next = gen.accept(model.decoder().step(List.of(seq[0]), new int[] {next})[0]);
