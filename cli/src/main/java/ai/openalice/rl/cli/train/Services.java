@@ -25,7 +25,7 @@ final class Services implements AutoCloseable {
      */
     record Settings(String sandbox, int groupSize, int batchGroups, boolean sync, Double oracleRl, double temperature, Path initCheckpoint,
             int warmStartBatch, double warmStartLr, double warmStartContextWeight, double lr, boolean compactFilter, boolean submitRequired,
-            String lossAggregation, int rolloutWorkers, int inferenceThreads) {}
+            String lossAggregation, String curriculumCohort, int rolloutWorkers, int inferenceThreads) {}
 
     private final Path state;
     private final Settings s;
@@ -84,7 +84,7 @@ final class Services implements AutoCloseable {
         int batch = warmStart ? s.warmStartBatch() : s.batchGroups();
         return List.of("-Ddispatcher.group-size=" + g, "-Ddispatcher.max-in-flight=" + g * batch * (s.sync() ? 1 : 2), "-Ddispatcher.sync=" + s.sync(),
                 "-Ddispatcher.pace.groups-per-version=" + batch, "-Ddispatcher.pace.versions-ahead=2",
-                "-Ddispatcher.compact-filter=" + s.compactFilter(),
+                "-Ddispatcher.compact-filter=" + s.compactFilter(), "-Ddispatcher.curriculum-cohort=" + s.curriculumCohort(),
                 "-Ddispatcher.sampling.max-tokens-per-turn=256", "-Ddispatcher.sampling.temperature=" + s.temperature(), "-Ddispatcher.max-staleness=4");
     }
 

@@ -116,6 +116,10 @@ public final class TrainCommand implements Callable<Integer> {
             + " seq-mean-token-mean (every episode pushes by its advantage, whatever its length), seq-mean-token-sum, token-mean.")
     String lossAggregation;
 
+    @Option(names = "--curriculum-cohort", defaultValue = "family", paramLabel = "FIELD", description = "Tasks with the same value of this"
+            + " task field share the curriculum's bench (dispatcher.curriculum-cohort; default: tiny-swe's bug family; '' for none).")
+    String curriculumCohort;
+
     @Option(names = "--lr", defaultValue = "2e-4", description = "Learning rate of RL (GRPO++) steps (default: ${DEFAULT-VALUE}).")
     double lr;
 
@@ -213,7 +217,7 @@ public final class TrainCommand implements Callable<Integer> {
                     .put("password", infra.password).put("kafka", infra.bootstrap).toString());
             var services = new Services(root, state, infra, new Services.Settings(sandbox, groupSize, batchGroups, sync, oracleRl, temperature,
                     initCheckpoint == null ? null : initCheckpoint.toAbsolutePath(), Math.min(warmStartBatch, tasks), warmStartLr, warmStartContextWeight, lr, compactFilter,
-                    submitRequired, lossAggregation, rolloutWorkers, inferenceThreads));
+                    submitRequired, lossAggregation, curriculumCohort, rolloutWorkers, inferenceThreads));
             var onCtrlC = new Thread(() -> {
                 try {
                     services.close();

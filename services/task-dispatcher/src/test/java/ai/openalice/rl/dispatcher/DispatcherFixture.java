@@ -138,7 +138,7 @@ final class DispatcherFixture {
     static void reset(Pool pool) {
         pool.query("""
                 TRUNCATE dispatcher.rollouts, dispatcher.groups, dispatcher.evals, dispatcher.task_state, dispatcher.tasks, dispatcher.sources,
-                         dispatcher.solve_history, dispatcher.staleness;
+                         dispatcher.solve_history, dispatcher.staleness, dispatcher.cohort_state;
                 UPDATE dispatcher.scheduler SET policy_version = 0, round = 0""").execute().await().atMost(Duration.ofSeconds(45));
     }
 

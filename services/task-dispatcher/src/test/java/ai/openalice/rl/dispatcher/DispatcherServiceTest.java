@@ -296,6 +296,40 @@ class DispatcherServiceTest {
     }
 
     @Test
+    void aCohortWhoseGroupFailedSitsOutWithEveryOneOfItsTasks() throws Exception {
+        postInCohort("coh-a1", "alpha");
+        postInCohort("coh-b1", "beta");
+        assertEquals(2, scheduler.tick());
+        var a = awaitRequests(4).stream().filter(r -> r.taskId().equals("coh-a1")).toList();
+        for (var m : a) {
+            send(scoredTopic, reward("coh-a1", m.groupId(), m.rolloutId(), 0, 0.3));
+        }
+        await("cohort alpha benched", () -> http(uri("/tasks/coh-a1"), "GET", null).body().at("/cohort/streak").asInt() == 1);
+        var task = http(uri("/tasks/coh-a1"), "GET", null).body();
+        assertEquals("alpha", task.at("/cohort/cohort").asText());
+        // rounds 0 and 1 were used; the group finished at round 2: base 4 → the cohort sits out until round 6
+        assertEquals(6, task.at("/cohort/skipUntilRound").asLong());
+        assertEquals(0.0, task.at("/cohort/lastSolveRate").asDouble());
+        postInCohort("coh-a2", "alpha"); // never run: its own streak is 0, but its cohort is benched
+        postInCohort("coh-z1", null); // no cohort
+        assertEquals(0, http(uri("/tasks/coh-a2"), "GET", null).body().at("/curriculum/streak").asInt());
+        assertEquals(2, http(uri("/stats"), "GET", null).body().at("/tasks/benchedByCurriculum").asInt(), "coh-a1 and coh-a2");
+        assertEquals(1, scheduler.tick());
+        // coh-a2 and coh-z1 both have no group, and md5 puts coh-a2 (6429…) before coh-z1 (f8a5…): only the cohort's bench moves it back
+        var next = rows("SELECT task_id FROM dispatcher.groups WHERE round = 2").getFirst().getString("task_id");
+        assertEquals("coh-z1", next);
+    }
+
+    void postInCohort(String id, String family) {
+        var t = task(id, "train", null);
+        if (family != null) {
+            t.put("family", family);
+        }
+        var r = http(uri("/tasks?source=team-a"), "POST", t.toString());
+        assertEquals(200, r.status(), String.valueOf(r.body()));
+    }
+
+    @Test
     void anEvaluationRunReportsPassAtKAndBestOfK() throws Exception {
         post("ev-a", "eval");
         var start = http(uri("/evals"), "POST", "{\"taskIds\": [\"ev-a\"], \"k\": 2, \"policyVersion\": 3, \"alpha\": 0.5}");

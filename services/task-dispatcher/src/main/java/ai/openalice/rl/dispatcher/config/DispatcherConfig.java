@@ -104,6 +104,12 @@ public interface DispatcherConfig {
     @WithDefault("256")
     int curriculumMaxSkip();
 
+    /**
+     * Curriculum cohorts: the name of a task field (e.g. {@code family}, {@code repo}); tasks with
+     * the same value also share a bench, with the same rule as a task's own. Unset: none.
+     */
+    java.util.Optional<String> curriculumCohort();
+
     /** Sampling of every turn. */
     Sampling sampling();
 

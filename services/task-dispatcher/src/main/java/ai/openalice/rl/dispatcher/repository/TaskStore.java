@@ -1,5 +1,6 @@
 package ai.openalice.rl.dispatcher.repository;
 
+import ai.openalice.rl.dispatcher.config.DispatcherConfig;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskParser;
@@ -25,6 +26,9 @@ public class TaskStore {
 
     @Inject
     Pool pool;
+
+    @Inject
+    DispatcherConfig config;
 
     /** What storing a task did. */
     public sealed interface Stored {
@@ -69,16 +73,26 @@ public class TaskStore {
                 sql.query("INSERT INTO dispatcher.tasks (task_id, version, content_hash, body, split, source) VALUES ($1, $2, $3, $4, $5, $6)", id,
                         st.version(), hash, new JsonObject(task.raw().toString()), task.split().wire(), source);
                 sql.query("""
-                        INSERT INTO dispatcher.task_state (task_id, version, split, source, priority) VALUES ($1, $2, $3, $4, $5)
+                        INSERT INTO dispatcher.task_state (task_id, version, split, source, priority, cohort) VALUES ($1, $2, $3, $4, $5, $6)
                         ON CONFLICT (task_id) DO UPDATE SET version = EXCLUDED.version, split = EXCLUDED.split,
-                          source = EXCLUDED.source, priority = EXCLUDED.priority, streak = 0, skip_until = 0""",
-                        id, st.version(), task.split().wire(), source, priority);
+                          source = EXCLUDED.source, priority = EXCLUDED.priority, cohort = EXCLUDED.cohort, streak = 0, skip_until = 0""",
+                        id, st.version(), task.split().wire(), source, priority, cohort(task));
                 // a new source joins at the least-served source's count: fair from now on, not owed the past
                 sql.query("INSERT INTO dispatcher.sources (source, groups) SELECT $1, COALESCE(min(groups), 0) FROM dispatcher.sources ON CONFLICT DO NOTHING",
                         source);
                 yield new Stored.Added(st.version());
             }
         };
+    }
+
+    /** The task's curriculum cohort: the configured field's value when it is a non-blank string or a number, else none. */
+    String cohort(Task task) {
+        var field = config.curriculumCohort();
+        if (field.isEmpty()) {
+            return null;
+        }
+        var v = task.raw().get(field.get());
+        return v != null && (v.isTextual() || v.isNumber()) && !v.asText().isBlank() ? v.asText() : null;
     }
 
     /** An event to queue in the outbox. */
@@ -154,6 +168,19 @@ public class TaskStore {
         out.put("priority", s.getInteger("priority"));
         out.put("groups", s.getLong("groups"));
         out.put("curriculum", Map.of("streak", s.getInteger("streak"), "skipUntilRound", s.getLong("skip_until")));
+        String cohort = s.getString("cohort");
+        if (cohort != null) {
+            var c = pool.preparedQuery("SELECT * FROM dispatcher.cohort_state WHERE cohort = $1").execute(Tuple.of(cohort)).await().atMost(DB);
+            var cohortState = new LinkedHashMap<String, Object>();
+            cohortState.put("cohort", cohort);
+            for (Row r : c) {
+                cohortState.put("streak", r.getInteger("streak"));
+                cohortState.put("skipUntilRound", r.getLong("skip_until"));
+                cohortState.put("groups", r.getLong("groups"));
+                cohortState.put("lastSolveRate", r.getDouble("last_solve_rate"));
+            }
+            out.put("cohort", cohortState);
+        }
         out.put("lastSolveRate", s.getDouble("last_solve_rate"));
         var versions = new ArrayList<Map<String, Object>>();
         for (Row r : pool.preparedQuery("SELECT version, source, content_hash, created_at FROM dispatcher.tasks WHERE task_id = $1 ORDER BY version")

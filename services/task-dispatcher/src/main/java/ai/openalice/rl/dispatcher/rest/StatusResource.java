@@ -96,9 +96,10 @@ public class StatusResource {
         out.put("rollouts", rollouts);
         out.put("groups", groups);
         Row t = q("""
-                SELECT count(*) AS tasks, count(*) FILTER (WHERE split = 'train') AS train, avg(last_solve_rate) FILTER (WHERE split = 'train') AS mean_rate,
-                       count(*) FILTER (WHERE split = 'train' AND skip_until > $1) AS benched
-                  FROM dispatcher.task_state""", s.getLong("round")).iterator().next();
+                SELECT count(*) AS tasks, count(*) FILTER (WHERE s.split = 'train') AS train,
+                       avg(s.last_solve_rate) FILTER (WHERE s.split = 'train') AS mean_rate,
+                       count(*) FILTER (WHERE s.split = 'train' AND (s.skip_until > $1 OR COALESCE(c.skip_until, 0) > $1)) AS benched
+                  FROM dispatcher.task_state s LEFT JOIN dispatcher.cohort_state c ON c.cohort = s.cohort""", s.getLong("round")).iterator().next();
         out.put("tasks", Map.of("total", t.getLong("tasks"), "train", t.getLong("train"), "benchedByCurriculum", t.getLong("benched")));
         var solve = new LinkedHashMap<String, Object>();
         solve.put("meanLastSolveRate", t.getDouble("mean_rate"));

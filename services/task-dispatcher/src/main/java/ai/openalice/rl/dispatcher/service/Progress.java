@@ -129,6 +129,9 @@ public class Progress {
             return;
         }
         boolean uniform = solved == 0 || solved == valid;
+        if (valid > 1) { // one member is always all solved or all failed: it says nothing of the cohort (the warm start's groups of one)
+            cohort(sql, taskId, uniform, (double) solved / valid, s.getLong("round"));
+        }
         if (uniform) {
             Row t = sql.one("UPDATE dispatcher.task_state SET streak = streak + 1, last_solve_rate = $2 WHERE task_id = $1 RETURNING streak", taskId,
                     (double) solved / valid).orElseThrow();
@@ -138,6 +141,28 @@ public class Progress {
         } else {
             sql.query("UPDATE dispatcher.task_state SET streak = 0, skip_until = 0, last_solve_rate = $2 WHERE task_id = $1", taskId,
                     (double) solved / valid);
+        }
+    }
+
+    /**
+     * The task's cohort (when it has one) learns from the group as the task does: benched after an
+     * all-solved or all-failed group, for base·2^(streak−1) rounds; back in rotation after a mixed one.
+     */
+    private void cohort(Sql sql, String taskId, boolean uniform, double rate, long round) {
+        var cohort = sql.one("SELECT cohort FROM dispatcher.task_state WHERE task_id = $1 AND cohort IS NOT NULL", taskId);
+        if (cohort.isEmpty()) {
+            return;
+        }
+        String name = cohort.get().getString("cohort");
+        sql.query("INSERT INTO dispatcher.cohort_state (cohort) VALUES ($1) ON CONFLICT DO NOTHING", name);
+        if (uniform) {
+            Row c = sql.one("UPDATE dispatcher.cohort_state SET streak = streak + 1, groups = groups + 1, last_solve_rate = $2 WHERE cohort = $1"
+                    + " RETURNING streak", name, rate).orElseThrow();
+            sql.query("UPDATE dispatcher.cohort_state SET skip_until = $2 WHERE cohort = $1", name, round + benchRounds(c.getInteger("streak")));
+            metrics.counter("dispatcher_curriculum_cohort_benched_total").increment();
+        } else {
+            sql.query("UPDATE dispatcher.cohort_state SET streak = 0, skip_until = 0, groups = groups + 1, last_solve_rate = $2 WHERE cohort = $1",
+                    name, rate);
         }
     }
 

@@ -115,8 +115,9 @@ public class Scheduler {
         });
         var pick = sql.one("""
                 SELECT s.task_id, s.version, s.source FROM dispatcher.task_state s JOIN dispatcher.sources src ON src.source = s.source
+                  LEFT JOIN dispatcher.cohort_state c ON c.cohort = s.cohort
                  WHERE s.split = 'train'
-                 ORDER BY (s.skip_until > $1),
+                 ORDER BY (s.skip_until > $1 OR COALESCE(c.skip_until, 0) > $1),
                           src.groups / COALESCE((SELECT w.weight FROM unnest($2::text[], $3::float8[]) AS w(name, weight) WHERE w.name = s.source), 1.0),
                           s.groups::float8 / s.priority, md5(s.task_id), s.task_id
                  LIMIT 1""", round, names.toArray(String[]::new), weights.toArray(Double[]::new));
