@@ -117,11 +117,9 @@ public final class Learner implements AutoCloseable {
                             NDArray logp = gpt.tokenLogprobs(sub.create(Arrays.copyOfRange(b.inputs(), from, to), shape),
                                     sub.create(Arrays.copyOfRange(b.targets(), from, to), shape), settings.temperature());
                             NDArray loss;
-                            if (sft && w > 0) {
-                                NDArray weights = mask.add(sub.create(Arrays.copyOfRange(b.contextMask(), from, to), shape).mul(w));
+                            if (sft) { // the completions' NLL, with the context tokens at weight w when w > 0
+                                NDArray weights = w > 0 ? mask.add(sub.create(Arrays.copyOfRange(b.contextMask(), from, to), shape).mul(w)) : mask;
                                 loss = Scalars.div(logp.mul(weights).sum().neg(), Math.max(1f, miniTokens + w * miniContext));
-                            } else if (sft) {
-                                loss = Scalars.div(logp.mul(mask).sum().neg(), Math.max(1f, miniTokens));
                             } else {
                                 NDArray coef = sub.create(Arrays.copyOfRange(b.coef(), from, to), shape);
                                 coef = Scalars.mul(coef, scale);
