@@ -90,7 +90,14 @@ public final class TrainCommand implements Callable<Integer> {
             + " compares log-probabilities under the same temperature (default: ${DEFAULT-VALUE}).")
     double temperature;
 
-    @Option(names = "--warm-start-steps", defaultValue = "1000", description = "Supervised steps on oracle trajectories before RL (first run only; 0: none).")
+    /** The built-in model after imitation, shipped with the suite: RL starts from it unless told otherwise. */
+    static final String BUNDLED_WARM_START = "examples/tiny-swe/warm-start";
+    /** Written in the state folder once RL has begun: a later run goes on with RL and never imitates again. */
+    static final String WARM_START_DONE = "warm-start.done";
+
+    @Option(names = "--warm-start-steps", defaultValue = "1000", description = "Supervised steps on oracle trajectories before RL (first run"
+            + " only): from scratch, or on top of --init-checkpoint. Without this option or --init-checkpoint, RL starts from the bundled warm"
+            + " start (" + BUNDLED_WARM_START + ").")
     int warmStartSteps;
 
     @Option(names = "--warm-start-batch", defaultValue = "4", description = "Oracle trajectories (distinct tasks) per warm-start step (default: ${DEFAULT-VALUE}).")
@@ -160,7 +167,14 @@ public final class TrainCommand implements Callable<Integer> {
             err.println("--init-checkpoint " + initCheckpoint + " is not a checkpoint folder (no manifest.json in it)");
             return 2;
         }
-        if (initCheckpoint != null && !spec.commandLine().getParseResult().hasMatchedOption("--warm-start-steps")) {
+        boolean imitationAsked = spec.commandLine().getParseResult().hasMatchedOption("--warm-start-steps");
+        Path bundled = root.resolve(BUNDLED_WARM_START);
+        if (initCheckpoint == null && !imitationAsked && oracleRl == null && fresh(state) && Files.isRegularFile(bundled.resolve("manifest.json"))) {
+            initCheckpoint = bundled;
+            out.println("[train] RL starts from the bundled warm start (" + BUNDLED_WARM_START + ", used only while the trainer has no checkpoint"
+                    + " of its own); --warm-start-steps N imitates from scratch instead");
+        }
+        if (initCheckpoint != null && !imitationAsked) {
             warmStartSteps = 0;
         }
         if (warmStartBatch < 1 || !(warmStartLr > 0) || !(lr > 0) || !(warmStartContextWeight >= 0)) {
@@ -228,15 +242,18 @@ public final class TrainCommand implements Callable<Integer> {
             }, "alice-rl-train-stop");
             Runtime.getRuntime().addShutdownHook(onCtrlC);
             try (services) {
-                boolean warm = warmStartSteps > 0 && !Files.exists(state.resolve("warm-start.done"));
+                boolean warm = warmStartSteps > 0 && !Files.exists(state.resolve(WARM_START_DONE));
                 services.startAll(warm);
                 var heldOutIds = submit(infra.bootstrap, suite);
                 var progress = new Progress(services.supervisor(), state, heldOutIds, probeK, out);
                 if (warm) {
                     out.printf("[train] warm start: %d supervised steps on oracle trajectories%n", warmStartSteps);
                     progress.run(progress.step() + warmStartSteps, null, 0, "sft");
-                    Files.writeString(state.resolve("warm-start.done"), "step " + warmStartSteps + "\n");
+                    Files.writeString(state.resolve(WARM_START_DONE), "step " + warmStartSteps + "\n");
                     services.switchToRl();
+                }
+                if (!Files.exists(state.resolve(WARM_START_DONE))) { // a run again goes on with RL, whatever its options
+                    Files.writeString(state.resolve(WARM_START_DONE), "none: RL from " + (initCheckpoint == null ? "random weights" : initCheckpoint) + "\n");
                 }
                 long from = progress.step();
                 out.printf("[train] reinforcement learning from step %d%s%s%n", from, steps > 0 ? " for " + steps + " steps" : "",
@@ -320,4 +337,19 @@ public final class TrainCommand implements Callable<Integer> {
         }
         return false;
     }
+
+    /** A state folder no run has trained in yet: no checkpoint, no warm start begun or done. */
+    static boolean fresh(Path state) {
+        if (Files.exists(state.resolve(WARM_START_DONE))) {
+            return false;
+        }
+        try (var dirs = Files.list(state.resolve("checkpoints"))) {
+            return dirs.findAny().isEmpty();
+        } catch (java.nio.file.NoSuchFileException e) {
+            return true;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
 }

@@ -1,5 +1,6 @@
 package ai.openalice.rl.cli.train;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,6 +23,17 @@ class StateFolderTest {
             assertTrue(Files.readString(b.resolve("kafka-port")).strip().equals(Integer.toString(second)));
             assertTrue(new Infra(dir, a, out).kafkaPort() == first, "a state folder keeps its port, taken or not");
         }
+    }
+
+    @Test
+    void onlyAStateFolderNoRunTrainedInIsFreshForTheBundledWarmStart(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        assertTrue(TrainCommand.fresh(dir.resolve("new")), "a folder that does not exist yet");
+        Path imitating = Files.createDirectories(dir.resolve("imitating/checkpoints/v3")).getParent().getParent();
+        assertFalse(TrainCommand.fresh(imitating), "an imitation from scratch that was stopped goes on, it does not switch to the bundled one");
+        Path empty = Files.createDirectories(dir.resolve("empty/checkpoints")).getParent();
+        assertTrue(TrainCommand.fresh(empty));
+        Files.writeString(empty.resolve(TrainCommand.WARM_START_DONE), "none: RL from examples/tiny-swe/warm-start\n");
+        assertFalse(TrainCommand.fresh(empty), "RL has begun there");
     }
 
     @Test
