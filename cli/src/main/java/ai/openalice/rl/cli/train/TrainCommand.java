@@ -72,10 +72,10 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the generated task suite (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--group-size", defaultValue = "4", description = "Rollouts per task in a GRPO group (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--group-size", defaultValue = "8", description = "Rollouts per task in a GRPO group (default: ${DEFAULT-VALUE}).")
     int groupSize;
 
-    @Option(names = "--batch-groups", defaultValue = "2", description = "Groups per trainer step (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--batch-groups", defaultValue = "1", description = "Groups per trainer step (default: ${DEFAULT-VALUE}).")
     int batchGroups;
 
     @Option(names = "--sync", description = "Synchronous scheduling (one batch per policy version, then wait for the checkpoint): the baseline"
@@ -110,21 +110,23 @@ public final class TrainCommand implements Callable<Integer> {
             + " in the warm start's loss against an action token (0: actions only; default: ${DEFAULT-VALUE}).")
     double warmStartContextWeight;
 
-    @Option(names = "--compact-filter", negatable = true, defaultValue = "true", fallbackValue = "true", description = "DeepSWE's compact"
-            + " filtering: episodes that ran out of turns, context or time leave their group (--no-compact-filter: they keep their verdict).")
+    @Option(names = "--compact-filter", negatable = true, defaultValue = "false", fallbackValue = "true", description = "DeepSWE's compact"
+            + " filtering: episodes that ran out of turns, context or time leave their group (default: off, they keep their verdict — with"
+            + " the filter on, the only failures the trainer sees are submitted ones, and RL taught the bundled model to stop submitting).")
     boolean compactFilter;
 
-    @Option(names = "--submit-required", description = "Only a submitted fix is rewarded as one: an episode that ran out of turns,"
-            + " context or time gets r_exec = 0 whatever its diff (rubric.submit-required; for use with --no-compact-filter).")
+    @Option(names = "--submit-required", negatable = true, defaultValue = "true", fallbackValue = "true", description = "Only a submitted"
+            + " fix is rewarded as one: an episode that ran out of turns, context or time gets r_exec = 0 whatever its diff"
+            + " (rubric.submit-required; default: on; for use without the compact filter).")
     boolean submitRequired;
 
-    @Option(names = "--loss-aggregation", defaultValue = "seq-mean-token-sum-norm", description = "How the RL loss weighs tokens"
-            + " (trainer.loss.aggregation): seq-mean-token-sum-norm (DeepSWE: every token 1/L_max, so long episodes push hardest),"
-            + " seq-mean-token-mean (every episode pushes by its advantage, whatever its length), seq-mean-token-sum, token-mean.")
+    @Option(names = "--loss-aggregation", defaultValue = "seq-mean-token-mean", description = "How the RL loss weighs tokens"
+            + " (trainer.loss.aggregation): seq-mean-token-mean (the default: every episode pushes by its advantage, whatever its length),"
+            + " seq-mean-token-sum-norm (DeepSWE: every token 1/L_max, so long failing episodes push hardest), seq-mean-token-sum, token-mean.")
     String lossAggregation;
 
-    @Option(names = "--curriculum-cohort", defaultValue = "family", paramLabel = "FIELD", description = "Tasks with the same value of this"
-            + " task field share the curriculum's bench (dispatcher.curriculum-cohort; default: tiny-swe's bug family; '' for none).")
+    @Option(names = "--curriculum-cohort", defaultValue = "", paramLabel = "FIELD", description = "Tasks with the same value of this"
+            + " task field share the curriculum's bench (dispatcher.curriculum-cohort; e.g. family, tiny-swe's bug family; default: none).")
     String curriculumCohort;
 
     @Option(names = "--lr", defaultValue = "2e-4", description = "Learning rate of RL (GRPO++) steps (default: ${DEFAULT-VALUE}).")
