@@ -353,5 +353,4 @@ public final class TrainCommand implements Callable<Integer> {
             throw new java.io.UncheckedIOException(e);
         }
     }
-
 }
