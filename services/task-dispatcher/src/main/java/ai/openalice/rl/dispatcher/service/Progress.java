@@ -18,6 +18,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import org.jboss.logging.Logger;
 
@@ -129,40 +130,33 @@ public class Progress {
             return;
         }
         boolean uniform = solved == 0 || solved == valid;
-        if (valid > 1) { // one member is always all solved or all failed: it says nothing of the cohort (the warm start's groups of one)
-            cohort(sql, taskId, uniform, (double) solved / valid, s.getLong("round"));
-        }
-        if (uniform) {
-            Row t = sql.one("UPDATE dispatcher.task_state SET streak = streak + 1, last_solve_rate = $2 WHERE task_id = $1 RETURNING streak", taskId,
-                    (double) solved / valid).orElseThrow();
-            long skip = benchRounds(t.getInteger("streak"));
-            sql.query("UPDATE dispatcher.task_state SET skip_until = $2 WHERE task_id = $1", taskId, s.getLong("round") + skip);
-            metrics.counter("dispatcher_curriculum_benched_total").increment();
-        } else {
-            sql.query("UPDATE dispatcher.task_state SET streak = 0, skip_until = 0, last_solve_rate = $2 WHERE task_id = $1", taskId,
-                    (double) solved / valid);
+        double rate = (double) solved / valid;
+        long round = s.getLong("round");
+        learn(sql, "task_state", "task_id", taskId, uniform, rate, round, "dispatcher_curriculum_benched_total");
+        // a group of one is always all solved or all failed: it says nothing of the cohort (the warm start's groups of one)
+        var cohort = valid > 1 ? sql.one("SELECT cohort FROM dispatcher.task_state WHERE task_id = $1 AND cohort IS NOT NULL", taskId) : Optional.<Row>empty();
+        if (cohort.isPresent()) {
+            String name = cohort.get().getString("cohort");
+            sql.query("INSERT INTO dispatcher.cohort_state (cohort, groups) VALUES ($1, 1) ON CONFLICT (cohort) DO UPDATE SET groups = dispatcher.cohort_state.groups + 1",
+                    name);
+            learn(sql, "cohort_state", "cohort", name, uniform, rate, round, "dispatcher_curriculum_cohort_benched_total");
         }
     }
 
     /**
-     * The task's cohort (when it has one) learns from the group as the task does: benched after an
-     * all-solved or all-failed group, for base·2^(streak−1) rounds; back in rotation after a mixed one.
+     * The curriculum's rule, for a task or a cohort (the row of {@code table} whose {@code key} is
+     * {@code id}): after an all-solved or all-failed group it sits out base·2^(streak−1) rounds;
+     * a mixed group puts it back in rotation.
      */
-    private void cohort(Sql sql, String taskId, boolean uniform, double rate, long round) {
-        var cohort = sql.one("SELECT cohort FROM dispatcher.task_state WHERE task_id = $1 AND cohort IS NOT NULL", taskId);
-        if (cohort.isEmpty()) {
-            return;
-        }
-        String name = cohort.get().getString("cohort");
-        sql.query("INSERT INTO dispatcher.cohort_state (cohort) VALUES ($1) ON CONFLICT DO NOTHING", name);
+    private void learn(Sql sql, String table, String key, String id, boolean uniform, double rate, long round, String benchedMetric) {
+        String row = " WHERE " + key + " = $1";
         if (uniform) {
-            Row c = sql.one("UPDATE dispatcher.cohort_state SET streak = streak + 1, groups = groups + 1, last_solve_rate = $2 WHERE cohort = $1"
-                    + " RETURNING streak", name, rate).orElseThrow();
-            sql.query("UPDATE dispatcher.cohort_state SET skip_until = $2 WHERE cohort = $1", name, round + benchRounds(c.getInteger("streak")));
-            metrics.counter("dispatcher_curriculum_cohort_benched_total").increment();
+            Row t = sql.one("UPDATE dispatcher." + table + " SET streak = streak + 1, last_solve_rate = $2" + row + " RETURNING streak", id, rate)
+                    .orElseThrow();
+            sql.query("UPDATE dispatcher." + table + " SET skip_until = $2" + row, id, round + benchRounds(t.getInteger("streak")));
+            metrics.counter(benchedMetric).increment();
         } else {
-            sql.query("UPDATE dispatcher.cohort_state SET streak = 0, skip_until = 0, groups = groups + 1, last_solve_rate = $2 WHERE cohort = $1",
-                    name, rate);
+            sql.query("UPDATE dispatcher." + table + " SET streak = 0, skip_until = 0, last_solve_rate = $2" + row, id, rate);
         }
     }
 
