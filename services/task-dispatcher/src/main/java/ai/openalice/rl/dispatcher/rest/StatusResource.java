@@ -1,6 +1,7 @@
 package ai.openalice.rl.dispatcher.rest;
 
 import ai.openalice.rl.dispatcher.config.DispatcherConfig;
+import ai.openalice.rl.dispatcher.service.Scheduler;
 import ai.openalice.rl.servicekit.rest.Problems;
 import io.smallrye.common.annotation.Blocking;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -98,8 +99,8 @@ public class StatusResource {
         Row t = q("""
                 SELECT count(*) AS tasks, count(*) FILTER (WHERE s.split = 'train') AS train,
                        avg(s.last_solve_rate) FILTER (WHERE s.split = 'train') AS mean_rate,
-                       count(*) FILTER (WHERE s.split = 'train' AND (s.skip_until > $1 OR COALESCE(c.skip_until, 0) > $1)) AS benched
-                  FROM dispatcher.task_state s LEFT JOIN dispatcher.cohort_state c ON c.cohort = s.cohort""", s.getLong("round")).iterator().next();
+                       count(*) FILTER (WHERE s.split = 'train' AND %s) AS benched
+                  FROM %s""".formatted(Scheduler.BENCHED, Scheduler.TASKS_WITH_COHORTS), s.getLong("round")).iterator().next();
         out.put("tasks", Map.of("total", t.getLong("tasks"), "train", t.getLong("train"), "benchedByCurriculum", t.getLong("benched")));
         var solve = new LinkedHashMap<String, Object>();
         solve.put("meanLastSolveRate", t.getDouble("mean_rate"));

@@ -104,6 +104,12 @@ public class Scheduler {
         return requested;
     }
 
+    /** Every task's state {@code s} beside its cohort's {@code c} (none: nulls). */
+    public static final String TASKS_WITH_COHORTS = "dispatcher.task_state s LEFT JOIN dispatcher.cohort_state c ON c.cohort = s.cohort";
+
+    /** Whether the curriculum benches task {@code s} at round {@code $1}: its own bench, or its cohort's. */
+    public static final String BENCHED = "(s.skip_until > $1 OR COALESCE(c.skip_until, 0) > $1)";
+
     private boolean scheduleTraining(Sql sql) {
         Row state = sql.one("SELECT policy_version, round FROM dispatcher.scheduler WHERE id = 1 FOR UPDATE").orElseThrow();
         long round = state.getLong("round");
@@ -114,13 +120,12 @@ public class Scheduler {
             weights.add(v);
         });
         var pick = sql.one("""
-                SELECT s.task_id, s.version, s.source FROM dispatcher.task_state s JOIN dispatcher.sources src ON src.source = s.source
-                  LEFT JOIN dispatcher.cohort_state c ON c.cohort = s.cohort
+                SELECT s.task_id, s.version, s.source FROM %s JOIN dispatcher.sources src ON src.source = s.source
                  WHERE s.split = 'train'
-                 ORDER BY (s.skip_until > $1 OR COALESCE(c.skip_until, 0) > $1),
+                 ORDER BY %s,
                           src.groups / COALESCE((SELECT w.weight FROM unnest($2::text[], $3::float8[]) AS w(name, weight) WHERE w.name = s.source), 1.0),
                           s.groups::float8 / s.priority, md5(s.task_id), s.task_id
-                 LIMIT 1""", round, names.toArray(String[]::new), weights.toArray(Double[]::new));
+                 LIMIT 1""".formatted(TASKS_WITH_COHORTS, BENCHED), round, names.toArray(String[]::new), weights.toArray(Double[]::new));
         if (pick.isEmpty()) {
             return false;
         }
