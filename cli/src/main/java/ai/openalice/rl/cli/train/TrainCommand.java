@@ -202,8 +202,9 @@ public final class TrainCommand implements Callable<Integer> {
             out.println("[train] --oracle-rl: no held-out probes (the oracle knows only the training tasks)");
             probeEvery = 0;
         }
-        if (sandbox.equals("local") && !onPath("bwrap")) {
-            err.println("bubblewrap (bwrap) is missing: install it with `apt-get install bubblewrap` (as root) — or `dev/stack install` — or use --sandbox kubernetes");
+        if (sandbox.equals("local") && !onPath("bwrap") && !installSandboxTools(root)) {
+            err.println("bubblewrap (bwrap) is missing and could not be installed (see above): as root run `dev/stack install`"
+                    + " (or `apt-get install -y bubblewrap`), or use --sandbox kubernetes");
             return 2;
         }
         if (stale(root)) {
@@ -329,6 +330,14 @@ public final class TrainCommand implements Callable<Integer> {
         return "the state folder " + state + " is not reachable by the sandboxes' unprivileged users: " + d + " has mode "
                 + java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(d)) + " (needs o+x: chmod o+x " + d
                 + ", or choose another --state)";
+    }
+
+    /** A fresh machine lacks bubblewrap: {@code dev/stack install} installs it as root, or names the command to run. */
+    private boolean installSandboxTools(Path root) throws Exception {
+        out.println("[train] bubblewrap (bwrap) is missing: dev/stack install ...");
+        out.flush();
+        int exit = new ProcessBuilder(root.resolve("dev/stack").toString(), "install").inheritIO().start().waitFor();
+        return exit == 0 && onPath("bwrap");
     }
 
     private static boolean onPath(String exe) {
