@@ -63,7 +63,7 @@ final class AgentLoopBench {
         };
         var tools = new Tools(List.of(new Noop()));
         var loop = new AgentLoop(instant, tok, new CompactFormat(), tools);
-        var task = new AgentTask("bench", 1, "Nothing is broken.", new WorkspaceSpec.Dir("/tmp"), new Limits(50, null, 300, 300));
+        var task = new AgentTask("bench", 1, null, "Nothing is broken.", new WorkspaceSpec.Dir("/tmp"), new Limits(50, null, 300, 300));
         var cfg = LoopConfig.defaults(50, 1 << 20);
         Path root = Path.of("/tmp", "alice-rl-bench-agent");
         var provider = new LocalSandboxProvider(LocalSandboxConfig.defaults().withRoot(root));

@@ -202,7 +202,7 @@ public final class TrainCommand implements Callable<Integer> {
             out.println("[train] --oracle-rl: no held-out probes (the oracle knows only the training tasks)");
             probeEvery = 0;
         }
-        if (sandbox.equals("local") && !onPath("bwrap") && !installSandboxTools(root)) {
+        if (sandbox.equals("local") && !onPath("bwrap") && !installSandboxTools(root, out)) {
             err.println("bubblewrap (bwrap) is missing and could not be installed (see above): as root run `dev/stack install`"
                     + " (or `apt-get install -y bubblewrap`), or use --sandbox kubernetes");
             return 2;
@@ -333,7 +333,7 @@ public final class TrainCommand implements Callable<Integer> {
     }
 
     /** A fresh machine lacks bubblewrap: {@code dev/stack install} installs it as root, or names the command to run. */
-    private boolean installSandboxTools(Path root) throws Exception {
+    private static boolean installSandboxTools(Path root, PrintWriter out) throws Exception {
         out.println("[train] bubblewrap (bwrap) is missing: dev/stack install ...");
         out.flush();
         int exit = new ProcessBuilder(root.resolve("dev/stack").toString(), "install").inheritIO().start().waitFor();

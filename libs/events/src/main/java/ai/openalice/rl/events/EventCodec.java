@@ -8,8 +8,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
+import java.lang.reflect.RecordComponent;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -72,6 +74,9 @@ public final class EventCodec {
             return new Decoded.Malformed<>("unsupported schemaVersion " + tree.path("schemaVersion") + " (this reader knows "
                     + Topic.SCHEMA_VERSION + ")");
         }
+        if (tree.get("payload") instanceof ObjectNode payload) {
+            fillAdded(payload, topic.payloadType());
+        }
         JavaType javaType = MAPPER.getTypeFactory().constructParametricType(Envelope.class, topic.payloadType());
         try {
             return new Decoded.Ok<>((Envelope<P>) MAPPER.treeToValue(tree, javaType));
@@ -79,6 +84,21 @@ public final class EventCodec {
             return new Decoded.Malformed<>(describe(e));
         } catch (IllegalArgumentException | NullPointerException e) {
             return new Decoded.Malformed<>(e.getMessage());
+        }
+    }
+
+    /** Puts null for every {@link Added} component an older producer did not write, in this record and the records it holds. */
+    private static void fillAdded(ObjectNode json, Class<?> type) {
+        if (!type.isRecord()) {
+            return;
+        }
+        for (RecordComponent c : type.getRecordComponents()) {
+            JsonNode value = json.get(c.getName());
+            if (value == null && c.isAnnotationPresent(Added.class)) {
+                json.putNull(c.getName());
+            } else if (value instanceof ObjectNode nested) {
+                fillAdded(nested, c.getType());
+            }
         }
     }
 

@@ -6,7 +6,7 @@ import java.util.UUID;
 /**
  * The composed reward of one rollout ({@code R = (1−γ)·sPrm} if {@code rExec = 0}, {@code γ + (1−γ)·sPrm}
  * if {@code rExec = 1}), or its masking: a masked rollout has no reward and is excluded from its
- * group's baseline.
+ * group's baseline. {@code maskKind} says why for code, {@code maskReason} for people.
  */
 public record RewardScored(
         String taskId,
@@ -16,6 +16,7 @@ public record RewardScored(
         int groupSize,
         boolean masked,
         String maskReason,
+        @Added("typed reasons") MaskKind maskKind,
         Termination termination,
         Integer rExec,
         Double sPrm,
@@ -30,9 +31,20 @@ public record RewardScored(
         if (masked && (reward != null || rExec != null)) {
             throw new IllegalArgumentException("a masked rollout carries no reward");
         }
+        if (!masked && maskKind != null) {
+            throw new IllegalArgumentException("maskKind " + maskKind.wire() + " on a rollout that is not masked");
+        }
         if (!masked && (reward == null || rExec == null)) {
             throw new IllegalArgumentException("an unmasked rollout needs rExec and reward");
         }
+    }
+
+    /**
+     * Whether the rollout was masked for an infrastructure failure, to be retried and never trained on.
+     * An event from before {@code maskKind} was masked only for that reason.
+     */
+    public boolean maskedForInfra() {
+        return masked && (maskKind == null || maskKind.infra());
     }
 
     /** One rubric criterion's weight and score in [0, 1]. */

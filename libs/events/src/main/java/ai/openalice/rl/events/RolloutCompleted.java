@@ -5,7 +5,8 @@ import java.util.UUID;
 /**
  * An episode that ended: its patch, its trajectory, why it ended, and where the time went.
  * {@code taskVersion} is the task revision the episode ran (from the request), so the verifier
- * judges it against the same hidden tests; {@code groupSize} is its GRPO group's size, for the trainer.
+ * judges it against the same hidden tests, and {@code contentHash} that revision's content hash (from the
+ * request; null from producers that predate it); {@code groupSize} is its GRPO group's size, for the trainer.
  */
 public record RolloutCompleted(
         String taskId,
@@ -13,6 +14,7 @@ public record RolloutCompleted(
         UUID rolloutId,
         long policyVersion,
         int taskVersion,
+        @Added("tasks.accepted") String contentHash,
         int groupSize,
         int attempt,
         String runnerId,

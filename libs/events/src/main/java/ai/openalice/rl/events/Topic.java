@@ -4,9 +4,11 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Optional;
 
-/** The Kafka topics of alice-rl: name, payload record, current schema version, partitions and retention. */
+/** The Kafka topics of alice-rl: name, payload record, current schema version, partitions and retention (or compaction). */
 public enum Topic {
     TASKS_SUBMITTED("tasks.submitted", TaskSubmitted.class, 3, Duration.ofDays(7)),
+    /** Compacted: the latest event per key (taskId:version) is kept for ever, so a replica can be rebuilt from it. */
+    TASKS_ACCEPTED("tasks.accepted", TaskAccepted.class, 3, null),
     TASKS_REJECTED("tasks.rejected", TaskRejected.class, 1, Duration.ofDays(30)),
     ROLLOUTS_REQUESTED("rollouts.requested", RolloutRequested.class, 6, Duration.ofDays(7)),
     ROLLOUTS_COMPLETED("rollouts.completed", RolloutCompleted.class, 6, Duration.ofDays(7)),
@@ -18,6 +20,7 @@ public enum Topic {
     /** Topic names as compile-time constants, for {@code @Incoming}/{@code @Channel} annotations. */
     public static final class Names {
         public static final String TASKS_SUBMITTED = "tasks.submitted";
+        public static final String TASKS_ACCEPTED = "tasks.accepted";
         public static final String TASKS_REJECTED = "tasks.rejected";
         public static final String ROLLOUTS_REQUESTED = "rollouts.requested";
         public static final String ROLLOUTS_COMPLETED = "rollouts.completed";
@@ -50,7 +53,11 @@ public enum Topic {
 
     public int partitions() { return partitions; }
 
-    public Duration retention() { return retention; }
+    /** How long records are kept; empty for a compacted topic (the latest record per key is kept for ever). */
+    public java.util.Optional<Duration> retention() { return java.util.Optional.ofNullable(retention); }
+
+    /** Whether the topic is compacted ({@code cleanup.policy=compact}) rather than deleted by age. */
+    public boolean compacted() { return retention == null; }
 
     /** File name of this topic's JSON Schema under {@code schemas/}. */
     public String schemaFile() { return topicName + ".v" + SCHEMA_VERSION + ".json"; }

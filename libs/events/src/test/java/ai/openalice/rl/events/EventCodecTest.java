@@ -46,6 +46,22 @@ class EventCodecTest {
     }
 
     @Test
+    void aFieldAddedLaterIsNullInAnOlderProducersEventButAnyOtherMissingFieldIsMalformed() throws Exception {
+        var completed = (ObjectNode) EventCodec.mapper().readTree(EventCodec.encode(Envelope.of(Samples.all().get(3))));
+        ((ObjectNode) completed.get("payload")).remove("contentHash");
+        var d = assertInstanceOf(EventCodec.Decoded.Ok.class, EventCodec.decode(Topic.ROLLOUTS_COMPLETED, completed.toString().getBytes(StandardCharsets.UTF_8)));
+        assertEquals(null, ((RolloutCompleted) d.envelope().payload()).contentHash());
+
+        var requested = (ObjectNode) EventCodec.mapper().readTree(EventCodec.encode(Envelope.of(Samples.all().get(2))));
+        ((ObjectNode) requested.at("/payload/task")).remove("contentHash"); // nested in the agent's view of the task
+        var r = assertInstanceOf(EventCodec.Decoded.Ok.class, EventCodec.decode(Topic.ROLLOUTS_REQUESTED, requested.toString().getBytes(StandardCharsets.UTF_8)));
+        assertEquals(null, ((RolloutRequested) r.envelope().payload()).task().contentHash());
+
+        ((ObjectNode) requested.at("/payload/task")).remove("problemStatement");
+        assertTrue(reason(Topic.ROLLOUTS_REQUESTED, requested.toString()).contains("problemStatement"));
+    }
+
+    @Test
     void contradictoryVerdictIsMalformedWithTheRecordsReason() throws Exception {
         var json = (ObjectNode) EventCodec.mapper().readTree(EventCodec.encode(Envelope.of(Samples.all().get(4))));
         ((ObjectNode) json.get("payload")).put("resolved", false);

@@ -46,7 +46,7 @@ class EventsOverKafkaTest {
         }
         // Same groupId, same partition: another member of the group lands beside the first.
         var first = (RolloutCompleted) Samples.all().get(3);
-        var sibling = new RolloutCompleted(first.taskId(), first.groupId(), java.util.UUID.randomUUID(), first.policyVersion(), 1, 8, 1,
+        var sibling = new RolloutCompleted(first.taskId(), first.groupId(), java.util.UUID.randomUUID(), first.policyVersion(), 1, first.contentHash(), 8, 1,
                 "runner-b", Termination.MAX_STEPS, null, "", first.trajectory(), first.stats());
         try (var producer = new KafkaProducer<String, byte[]>(TestStack.producerProperties())) {
             var envelope = Envelope.of(sibling);

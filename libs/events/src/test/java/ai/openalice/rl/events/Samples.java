@@ -41,7 +41,7 @@ final class Samples {
     }
 
     static AgentTask agentTask() {
-        return new AgentTask("acme__calc-42", 1, "add(2, 3) returns -1; expected 5.",
+        return new AgentTask("acme__calc-42", 1, SHA, "add(2, 3) returns -1; expected 5.",
                 new WorkspaceSpec.Git("/srv/mirrors/acme__calc", "3f2a1b0c"), new Limits(50, 8192, 300, 300));
     }
 
@@ -64,18 +64,22 @@ final class Samples {
                         TaskRejected.Origin.kafka("tasks.submitted", 2, 1234)),
                 new RolloutRequested("acme__calc-42", GROUP, ROLLOUT, 3, 8, 5, 1, RolloutRequested.Mode.TRAIN, null, agentTask(),
                         new RolloutRequested.Sampling(1.0, 1.0, 256, 17L), Instant.parse("2026-11-30T03:00:00Z")),
-                new RolloutCompleted("acme__calc-42", GROUP, ROLLOUT, 3, 1, 8, 1, "runner-a", Termination.SUBMITTED, null,
+                new RolloutCompleted("acme__calc-42", GROUP, ROLLOUT, 3, 1, SHA, 8, 1, "runner-a", Termination.SUBMITTED, null,
                         "diff --git a/calc.py b/calc.py\n", new TrajectoryRef.Inline(trajectory()),
                         new RolloutCompleted.Stats(2, 4, 3, 900, 17, 40)),
                 new VerificationCompleted("acme__calc-42", GROUP, ROLLOUT, 3, VerificationStatus.RESOLVED, true, f2p,
                         Map.of("test_sub (test_calc.CalcTest)", TestStatus.PASSED), List.of(), 1500,
                         new ArtifactRef("file:///var/alice/logs/x.log", SHA, 2048), null),
-                new RewardScored("acme__calc-42", GROUP, ROLLOUT, 3, 8, false, null, Termination.SUBMITTED, 1, 0.75, 0.8,
+                new RewardScored("acme__calc-42", GROUP, ROLLOUT, 3, 8, false, null, null, Termination.SUBMITTED, 1, 0.75, 0.8,
                         0.8 + 0.2 * 0.75, 1, List.of(new RewardScored.Criterion("budget_awareness", 1.0, 0.75, "6 of 50 steps")),
                         new TrajectoryRef.Stored(new ArtifactRef("file:///var/alice/trajectories/y.json", SHA, 4096))),
                 new CheckpointPublished(4, 40, new ArtifactRef("file:///var/alice/ckpt/v4/model.onnx", SHA, 1 << 20),
                         new ArtifactRef("file:///var/alice/ckpt/v4/manifest.json", SHA, 512), null, Map.of("loss", 0.125)),
                 new TrainingMetrics(40, 4, 0.125, 0.05, 0.001, 2.5, 0.6, 0.5, 0.7, 64, 12800,
-                        new TrainingMetrics.GroupCounts(1, 2, 5), Map.of("max_steps", 3L), Map.of("0", 50L, "1", 14L), 200, 1800));
+                        new TrainingMetrics.GroupCounts(1, 2, 5), Map.of("max_steps", 3L), Map.of("0", 50L, "1", 14L), 200, 1800),
+                new TaskAccepted("acme__calc-42", 2, SHA, sweBenchTask()),
+                new RewardScored("acme__calc-42", GROUP, ROLLOUT, 3, 8, true, "verification infra_error: sandbox did not start",
+                        MaskKind.VERIFICATION_INFRA_ERROR, Termination.SUBMITTED, null, null, 0.8, null, null, List.of(),
+                        new TrajectoryRef.Inline(trajectory())));
     }
 }

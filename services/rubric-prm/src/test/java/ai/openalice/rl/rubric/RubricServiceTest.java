@@ -10,7 +10,7 @@ import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.EventPayload;
 import ai.openalice.rl.events.RewardScored;
 import ai.openalice.rl.events.RolloutCompleted;
-import ai.openalice.rl.events.TaskSubmitted;
+import ai.openalice.rl.events.TaskAccepted;
 import ai.openalice.rl.events.TestStatus;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Topic;
@@ -51,7 +51,7 @@ class RubricServiceTest {
     static final Path TASKS = Path.of("..", "..", "examples", "tasks", "calc.jsonl").toAbsolutePath().normalize();
     static final ObjectMapper M = new ObjectMapper();
 
-    @ConfigProperty(name = "mp.messaging.incoming.tasks-submitted.topic")
+    @ConfigProperty(name = "mp.messaging.incoming.tasks-accepted.topic")
     String tasksTopic;
 
     @ConfigProperty(name = "mp.messaging.incoming.rollouts-completed.topic")
@@ -110,7 +110,7 @@ class RubricServiceTest {
     }
 
     private void rollout(UUID group, UUID id, Termination end, String patch) throws Exception {
-        send(rolloutsTopic, new RolloutCompleted(task().instanceId(), group, id, 0, 1, 2, 1, "runner", end,
+        send(rolloutsTopic, new RolloutCompleted(task().instanceId(), group, id, 0, 1, null, 2, 1, "runner", end,
                 end == Termination.INFRA_ERROR ? new RolloutCompleted.Failure("sandbox", "pod vanished") : null, patch,
                 new TrajectoryRef.Inline(cleanFix()), new RolloutCompleted.Stats(4, 4, 4, 1, 1, 1)));
     }
@@ -124,7 +124,7 @@ class RubricServiceTest {
 
     @Test
     void resolvedRolloutsGetTheComposedRewardOnceAndInfraFailuresAreMasked() throws Exception {
-        send(tasksTopic, new TaskSubmitted("test", task().raw(), false, null));
+        send(tasksTopic, new TaskAccepted(task().instanceId(), 1, ai.openalice.rl.events.task.TaskVersioning.contentHash(task().raw()), task().raw()));
         UUID group = UUID.randomUUID();
         UUID good = UUID.randomUUID();
         rollout(group, good, Termination.SUBMITTED, task().patch());

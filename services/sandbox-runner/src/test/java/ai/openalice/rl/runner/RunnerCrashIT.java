@@ -93,7 +93,7 @@ class RunnerCrashIT {
     private RolloutRequested request(UUID rolloutId) {
         Path tasks = Path.of("..", "..", "examples", "tasks", "calc.jsonl").toAbsolutePath().normalize();
         Task t = ((TaskReader.Line.Valid) TaskReader.read(tasks).getFirst()).task();
-        var view = new ai.openalice.rl.events.AgentTask(t.instanceId(), 1, t.problemStatement(), t.workspace(), new Limits(40, null, 300, 60));
+        var view = new ai.openalice.rl.events.AgentTask(t.instanceId(), 1, null, t.problemStatement(), t.workspace(), new Limits(40, null, 300, 60));
         return new RolloutRequested(t.instanceId(), UUID.randomUUID(), rolloutId, 0, 1, 0, 1, RolloutRequested.Mode.TRAIN, null, view,
                 new RolloutRequested.Sampling(1.0, 1.0, 64, 1L), Instant.now().plusSeconds(600));
     }

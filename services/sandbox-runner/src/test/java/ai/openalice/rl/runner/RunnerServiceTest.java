@@ -60,7 +60,7 @@ class RunnerServiceTest {
 
     private static RolloutRequested request(UUID rolloutId) {
         Task t = task();
-        AgentTask view = t.agentView(1);
+        AgentTask view = t.agentView(1, ai.openalice.rl.events.task.TaskVersioning.contentHash(t.raw()));
         return new RolloutRequested(t.instanceId(), UUID.randomUUID(), rolloutId, 0, 2, 0, 1, RolloutRequested.Mode.TRAIN, null, view,
                 new RolloutRequested.Sampling(1.0, 1.0, 256, 1L), Instant.now().plusSeconds(600));
     }
@@ -111,6 +111,7 @@ class RunnerServiceTest {
         RolloutCompleted done = first.getFirst();
         assertEquals(Termination.SUBMITTED, done.termination());
         assertEquals(1, done.taskVersion());
+        assertEquals(ai.openalice.rl.events.task.TaskVersioning.contentHash(task().raw()), done.contentHash(), "the content the episode ran, carried to the verifier");
         assertEquals(2, ((TrajectoryRef.Inline) done.trajectory()).trajectory().turns().size());
         try (var sandboxes = new LocalSandboxProvider(LocalSandboxConfig.defaults().withRoot(Path.of("/tmp/alice-rl-test-runner-verify")))) {
             var verdict = new Harness(sandboxes, VerifierOptions.defaults()).verify(task(), done.patch());

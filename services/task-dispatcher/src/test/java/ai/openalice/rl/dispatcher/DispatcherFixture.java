@@ -76,7 +76,7 @@ final class DispatcherFixture {
     }
 
     static RolloutCompleted completed(String task, UUID group, UUID rollout, Termination end) {
-        return new RolloutCompleted(task, group, rollout, 0, 1, 2, 1, "runner-t", end,
+        return new RolloutCompleted(task, group, rollout, 0, 1, null, 2, 1, "runner-t", end,
                 end == Termination.INFRA_ERROR ? new RolloutCompleted.Failure("sandbox", "pod evicted") : null, "",
                 new TrajectoryRef.Inline(new Trajectory(List.of())), new RolloutCompleted.Stats(1, 1, 1, 1, 1, 1));
     }
@@ -87,7 +87,7 @@ final class DispatcherFixture {
 
     static RewardScored reward(String task, UUID group, UUID rollout, int rExec, double sPrm, Termination end) {
         double r = rExec == 1 ? 0.8 + 0.2 * sPrm : 0.2 * sPrm;
-        return new RewardScored(task, group, rollout, 0, 2, false, null, end, rExec, sPrm, 0.8, r, 1, List.of(),
+        return new RewardScored(task, group, rollout, 0, 2, false, null, null, end, rExec, sPrm, 0.8, r, 1, List.of(),
                 new TrajectoryRef.Inline(new Trajectory(List.of())));
     }
 

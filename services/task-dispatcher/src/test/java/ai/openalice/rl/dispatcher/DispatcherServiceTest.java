@@ -15,12 +15,14 @@ import ai.openalice.rl.dispatcher.service.Scheduler;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RolloutRequested;
+import ai.openalice.rl.events.TaskAccepted;
 import ai.openalice.rl.events.TaskRejected;
 import ai.openalice.rl.events.TaskSubmitted;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.VerificationCompleted;
 import ai.openalice.rl.events.VerificationStatus;
+import ai.openalice.rl.events.task.TaskVersioning;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -52,6 +54,9 @@ class DispatcherServiceTest {
 
     @ConfigProperty(name = "mp.messaging.outgoing.tasks-rejected.topic")
     String rejectedTopic;
+
+    @ConfigProperty(name = "mp.messaging.outgoing.tasks-accepted-out.topic")
+    String acceptedTopic;
 
     @ConfigProperty(name = "mp.messaging.outgoing.rollouts-requested.topic")
     String requestedTopic;
@@ -111,14 +116,30 @@ class DispatcherServiceTest {
         send(tasksTopic, new TaskSubmitted("publisher-x", broken, false, null));
         send(tasksTopic, "junk", "{not json".getBytes());
         send(tasksTopic, new TaskSubmitted("publisher-x", task(id + "-nul", "train", "a NUL \u0000 PostgreSQL's jsonb refuses"), false, null));
+        // asked for a new version, but refused (priority 0): no service may take it as v2
+        send(tasksTopic, new TaskSubmitted("publisher-x", task(id, "train", "a refused resubmission"), true, 0));
         send(tasksTopic, new TaskSubmitted("publisher-x", task(id, "train", "a different statement"), true, null)); // asked for v2
 
         await("v2 of " + id, () -> count("SELECT count(*) FROM dispatcher.tasks WHERE task_id = $1", id) == 2);
         assertEquals(0, count("SELECT count(*) FROM dispatcher.tasks WHERE task_id = $1", id + "-own"), "the dispatcher's own announcement is not read back");
-        var rejected = records(rejectedTopic, 4, WAIT).stream()
+        var rejected = records(rejectedTopic, 5, WAIT).stream()
                 .map(r -> ((EventCodec.Decoded.Ok<TaskRejected>) EventCodec.<TaskRejected>decode(Topic.TASKS_REJECTED, r.value())).envelope().payload())
                 .toList();
-        assertEquals(4, rejected.size(), rejected.toString());
+        assertEquals(5, rejected.size(), rejected.toString());
+        assertTrue(rejected.stream().anyMatch(r -> id.equals(r.taskId()) && r.reasons().getFirst().field().equals("priority")), rejected.toString());
+
+        // the versions every other service holds: exactly the two the dispatcher stored, each with its content and hash
+        var accepted = records(acceptedTopic, Integer.MAX_VALUE, Duration.ofSeconds(5)).stream()
+                .map(r -> ((EventCodec.Decoded.Ok<TaskAccepted>) EventCodec.<TaskAccepted>decode(Topic.TASKS_ACCEPTED, r.value())).envelope().payload())
+                .filter(a -> a.taskId().equals(id)).toList();
+        assertEquals(List.of(1, 2), accepted.stream().map(TaskAccepted::version).toList(), accepted.toString());
+        assertEquals("a different statement", accepted.get(1).task().get("problem_statement").asText());
+        assertEquals(TaskVersioning.contentHash(accepted.get(1).task()), accepted.get(1).contentHash());
+        assertEquals(List.of(id + ":1", id + ":2"), accepted.stream().map(TaskAccepted::key).toList());
+        var resource = new org.apache.kafka.common.config.ConfigResource(org.apache.kafka.common.config.ConfigResource.Type.TOPIC, acceptedTopic);
+        try (var admin = ai.openalice.rl.testkit.TestStack.kafkaAdmin()) {
+            await("tasks.accepted compacted", () -> "compact".equals(cleanupPolicy(admin, resource)));
+        }
         var nul = rejected.stream().filter(r -> (id + "-nul").equals(r.taskId())).findFirst().orElseThrow();
         assertTrue(nul.reasons().getFirst().message().startsWith("the task could not be stored: "), nul.toString());
         assertTrue(rejected.stream().anyMatch(r -> id.equals(r.taskId()) && r.reasons().getFirst().code().wire().equals("conflict")), rejected.toString());
@@ -131,6 +152,14 @@ class DispatcherServiceTest {
         assertEquals(200, d.status());
         assertEquals(2, d.body().get("version").asInt());
         assertEquals("publisher-x", d.body().get("source").asText());
+    }
+
+    private static String cleanupPolicy(org.apache.kafka.clients.admin.Admin admin, org.apache.kafka.common.config.ConfigResource topic) {
+        try {
+            return admin.describeConfigs(List.of(topic)).all().get(10, java.util.concurrent.TimeUnit.SECONDS).get(topic).get("cleanup.policy").value();
+        } catch (Exception e) {
+            return null; // not there yet
+        }
     }
 
     @Test
@@ -159,10 +188,10 @@ class DispatcherServiceTest {
         assertEquals(400, nul.status(), "the database's refusal is the caller's problem, with the reason");
         assertTrue(nul.body().at("/tasks/0/errors/0/message").asText().startsWith("the task could not be stored: "), nul.body().toString());
 
-        // accepted REST tasks reach the other services through tasks.submitted
-        await("rest-1 and rest-3 on tasks.submitted", () -> records(tasksTopic, Integer.MAX_VALUE, Duration.ofSeconds(3)).stream()
-                .filter(r -> ai.openalice.rl.servicekit.OutboxRelay.sentBy("dispatcher", r)).map(r -> r.key()).toList()
-                .containsAll(List.of("rest-1", "rest-3")));
+        // accepted REST tasks reach the other services through tasks.accepted, once each
+        await("rest-1 and rest-3 on tasks.accepted", () -> records(acceptedTopic, Integer.MAX_VALUE, Duration.ofSeconds(3)).stream()
+                .map(r -> r.key()).toList().containsAll(List.of("rest-1:1", "rest-3:1")));
+        assertEquals(1, records(acceptedTopic, Integer.MAX_VALUE, Duration.ofSeconds(3)).stream().filter(r -> r.key().equals("rest-1:1")).count());
     }
 
     @Test

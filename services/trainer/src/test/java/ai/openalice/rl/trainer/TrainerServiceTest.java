@@ -83,11 +83,11 @@ class TrainerServiceTest {
         var t = new Trajectory(List.of(new Turn(0, List.of(257, 10, 11), List.of(20, 21, 22, 258), List.of(-1.0, -1.5, -2.0, -0.5), version,
                 new Action("submit", null, null), "Submitted.", 1, 1)));
         if (infra) {
-            return new RewardScored("task-1", group, rollout, version, size, true, "episode ended in infra_error", Termination.INFRA_ERROR, null, null,
+            return new RewardScored("task-1", group, rollout, version, size, true, "episode ended in infra_error", ai.openalice.rl.events.MaskKind.EPISODE_INFRA_ERROR, Termination.INFRA_ERROR, null, null,
                     0.8, null, null, List.of(), new TrajectoryRef.Inline(new Trajectory(List.of())));
         }
         double r = rExec == 1 ? 0.9 : 0.1;
-        return new RewardScored("task-1", group, rollout, version, size, false, null, Termination.SUBMITTED, rExec, 0.5, 0.8, r, 1, List.of(),
+        return new RewardScored("task-1", group, rollout, version, size, false, null, null, Termination.SUBMITTED, rExec, 0.5, 0.8, r, 1, List.of(),
                 new TrajectoryRef.Inline(t));
     }
 
@@ -172,7 +172,7 @@ class TrainerServiceTest {
 
         // evaluation and stale groups are never trained on
         UUID e = UUID.randomUUID(), s = UUID.randomUUID();
-        var view = new AgentTask("task-1", 1, "p", new ai.openalice.rl.events.task.WorkspaceSpec.Dir("/tmp"), Limits.defaults());
+        var view = new AgentTask("task-1", 1, null, "p", new ai.openalice.rl.events.task.WorkspaceSpec.Dir("/tmp"), Limits.defaults());
         send(requestedTopic, new RolloutRequested("task-1", e, UUID.randomUUID(), 1, 2, 0, 1, RolloutRequested.Mode.EVAL, UUID.randomUUID(), view,
                 new RolloutRequested.Sampling(1, 1, 16, null), Instant.now().plusSeconds(60)));
         Thread.sleep(1000);

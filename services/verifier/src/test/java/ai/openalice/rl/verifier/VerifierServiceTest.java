@@ -9,7 +9,9 @@ import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.EventPayload;
 import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.events.TaskAccepted;
 import ai.openalice.rl.events.TaskSubmitted;
+import ai.openalice.rl.events.task.TaskVersioning;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.TestStatus;
 import ai.openalice.rl.events.Topic;
@@ -51,8 +53,11 @@ import org.junit.jupiter.api.TestInstance;
 class VerifierServiceTest {
     static final Path TASKS = Path.of("..", "..", "examples", "tasks", "calc.jsonl").toAbsolutePath().normalize();
 
-    @ConfigProperty(name = "mp.messaging.incoming.tasks-submitted.topic")
-    String tasksTopic;
+    @ConfigProperty(name = "mp.messaging.incoming.tasks-accepted.topic")
+    String acceptedTopic;
+
+    /** Where publishers send tasks: the dispatcher's input, which the verifier must not read. */
+    String submittedTopic;
 
     @ConfigProperty(name = "mp.messaging.incoming.rollouts-completed.topic")
     String rolloutsTopic;
@@ -63,11 +68,18 @@ class VerifierServiceTest {
     @ConfigProperty(name = "mp.messaging.incoming.rollouts-completed.dead-letter-queue.topic")
     String deadLetterTopic;
 
+    @ConfigProperty(name = "mp.messaging.incoming.tasks-accepted.dead-letter-queue.topic")
+    String acceptedDeadLetterTopic;
+
     @Inject
     MeterRegistry registry;
 
+    @Inject
+    io.vertx.mutiny.sqlclient.Pool pool;
+
     KafkaProducer<String, byte[]> producer;
     Task task;
+    String contentHash;
 
     @BeforeAll
     void publishTheTask() throws Exception {
@@ -76,7 +88,10 @@ class VerifierServiceTest {
         // On the wire, publishers send resolved (absolute) workspace paths.
         ObjectNode raw = task.raw();
         ((ObjectNode) raw.get("workspace")).put("path", TASKS.getParent().resolve("calc-repo").toString());
-        send(tasksTopic, new TaskSubmitted("test", raw, false, null));
+        task = ((ai.openalice.rl.events.task.TaskParser.Result.Valid) new ai.openalice.rl.events.task.TaskParser(Path.of("/")).parse(raw)).task();
+        contentHash = TaskVersioning.contentHash(raw);
+        submittedTopic = acceptedTopic.replace(Topic.TASKS_ACCEPTED.topicName(), Topic.TASKS_SUBMITTED.topicName());
+        send(acceptedTopic, new TaskAccepted(task.instanceId(), 1, contentHash, raw));
     }
 
     @AfterAll
@@ -90,7 +105,11 @@ class VerifierServiceTest {
     }
 
     private RolloutCompleted rollout(UUID rolloutId, Termination end, String patch) {
-        return new RolloutCompleted(task.instanceId(), UUID.randomUUID(), rolloutId, 0, 1, 2, 1, "runner-test", end,
+        return rollout(rolloutId, end, patch, 1, contentHash);
+    }
+
+    private RolloutCompleted rollout(UUID rolloutId, Termination end, String patch, int taskVersion, String hash) {
+        return new RolloutCompleted(task.instanceId(), UUID.randomUUID(), rolloutId, 0, taskVersion, hash, 2, 1, "runner-test", end,
                 end == Termination.INFRA_ERROR ? new RolloutCompleted.Failure("sandbox", "pod vanished") : null, patch,
                 new TrajectoryRef.Inline(new Trajectory(List.of())), new RolloutCompleted.Stats(0, 0, 0, 0, 0, 0));
     }
@@ -157,22 +176,111 @@ class VerifierServiceTest {
         assertTrue(i.getFirst().error().contains("sandbox: pod vanished"), i.getFirst().error());
     }
 
+    /**
+     * The dispatcher alone decides versions. A resubmission with newVersion that the dispatcher rejected
+     * (priority 0 here) is on tasks.submitted, and a replica that versioned tasks.submitted itself took it
+     * as v2; then the dispatcher's real v2 (other content) arrived as v3 there, and a rollout of v2 was
+     * judged against the rejected body's hidden tests. Now v2 is what tasks.accepted says it is.
+     */
+    @Test
+    void aVersionIsWhatTheDispatcherAcceptedNotWhatWasSubmitted() throws Exception {
+        ObjectNode rejected = task.raw().deepCopy();
+        rejected.put("problem_statement", "a resubmission the dispatcher rejected (priority 0)");
+        send(submittedTopic, new TaskSubmitted("test", rejected, true, 0));
+        ObjectNode v2 = task.raw().deepCopy();
+        v2.put("problem_statement", "v2 as the dispatcher accepted it");
+        String v2Hash = TaskVersioning.contentHash(v2);
+        send(acceptedTopic, new TaskAccepted(task.instanceId(), 2, v2Hash, v2));
+
+        UUID id = UUID.randomUUID();
+        send(rolloutsTopic, rollout(id, Termination.SUBMITTED, task.patch(), 2, v2Hash));
+        var v = verdictsFor(id, Duration.ofSeconds(60), 1, false);
+        assertEquals(VerificationStatus.RESOLVED, v.getFirst().status(), String.valueOf(v.getFirst().error()));
+        var rows = pool.preparedQuery("SELECT version, content_hash FROM verifier.tasks WHERE task_id = $1 ORDER BY version")
+                .execute(io.vertx.mutiny.sqlclient.Tuple.of(task.instanceId())).await().atMost(Duration.ofSeconds(10));
+        var versions = new ArrayList<String>();
+        rows.forEach(r -> versions.add(r.getInteger("version") + ":" + r.getString("content_hash")));
+        assertEquals(List.of("1:" + contentHash, "2:" + v2Hash), versions, "exactly the dispatcher's versions, nothing from tasks.submitted");
+    }
+
+    /** A replica is a function of the compacted topic alone: an empty schema fed the topic from its start holds what the verifier holds. */
+    @Test
+    void theTopicAloneRebuildsTheReplica() throws Exception {
+        var wait = Duration.ofSeconds(30);
+        pool.query("CREATE SCHEMA IF NOT EXISTS verifier_rebuilt").execute().await().atMost(wait);
+        pool.query("CREATE TABLE IF NOT EXISTS verifier_rebuilt.tasks (LIKE verifier.tasks INCLUDING ALL)").execute().await().atMost(wait);
+        pool.query("TRUNCATE verifier_rebuilt.tasks").execute().await().atMost(wait);
+        var rebuilt = new ai.openalice.rl.servicekit.TaskReplica(pool, "verifier_rebuilt");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String live = "SELECT version || ':' || content_hash AS v FROM verifier.tasks WHERE task_id = $1 ORDER BY version";
+        List<String> held;
+        do { // the verifier may still be storing what the other tests sent
+            held = column(live, task.instanceId());
+            try (var consumer = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
+                var parts = TestStack.awaitPartitions(consumer, acceptedTopic, wait);
+                consumer.assign(parts);
+                consumer.seekToBeginning(parts);
+                var end = consumer.endOffsets(parts);
+                while (parts.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
+                    for (var r : consumer.poll(Duration.ofMillis(500))) {
+                        try {
+                            rebuilt.accept(r.value());
+                        } catch (ai.openalice.rl.servicekit.MalformedEventException malformed) {
+                            // the malformed record another test sends: the service dead-letters it too
+                        }
+                    }
+                }
+            }
+        } while (!held.equals(column(live.replace("verifier.tasks", "verifier_rebuilt.tasks"), task.instanceId())) && System.nanoTime() < deadline);
+        assertFalse(held.isEmpty());
+        assertEquals(held, column(live.replace("verifier.tasks", "verifier_rebuilt.tasks"), task.instanceId()));
+    }
+
+    private List<String> column(String sql, String taskId) {
+        var out = new ArrayList<String>();
+        pool.preparedQuery(sql).execute(io.vertx.mutiny.sqlclient.Tuple.of(taskId)).await().atMost(Duration.ofSeconds(30))
+                .forEach(r -> out.add(r.getString(0)));
+        return out;
+    }
+
+    @Test
+    void aRolloutOfOtherContentThanTheReplicaHoldsIsAnInfraErrorNamingBothHashes() throws Exception {
+        UUID id = UUID.randomUUID();
+        String other = "0".repeat(64);
+        send(rolloutsTopic, rollout(id, Termination.SUBMITTED, task.patch(), 1, other));
+        var v = verdictsFor(id, Duration.ofSeconds(90), 1, false);
+        assertEquals(VerificationStatus.INFRA_ERROR, v.getFirst().status(), "never a verdict against other hidden tests");
+        assertTrue(v.getFirst().error().contains(other) && v.getFirst().error().contains(contentHash), v.getFirst().error());
+    }
+
+    @Test
+    void aMalformedTaskRecordGoesToItsDeadLetterTopic() throws Exception {
+        producer.send(new ProducerRecord<>(acceptedTopic, "k:1", "{\"type\":\"tasks.accepted\"}".getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
+        String reason = deadLetterReason(acceptedDeadLetterTopic);
+        assertTrue(reason != null && reason.contains("schemaVersion"), String.valueOf(reason));
+    }
+
     @Test
     void malformedEventsGoToTheDeadLetterTopicWithTheReason() throws Exception {
         producer.send(new ProducerRecord<>(rolloutsTopic, "k", "{not json".getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
+        String reason = deadLetterReason(deadLetterTopic);
+        assertTrue(reason != null && reason.contains("not JSON"), String.valueOf(reason));
+    }
+
+    /** The dead-letter-reason of the first record on {@code topic} (null when none came within a minute). */
+    private String deadLetterReason(String topic) {
         try (var consumer = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            var parts = TestStack.awaitPartitions(consumer, deadLetterTopic, Duration.ofSeconds(60));
+            var parts = TestStack.awaitPartitions(consumer, topic, Duration.ofSeconds(60));
             consumer.assign(parts);
             consumer.seekToBeginning(parts);
-            String reason = null;
-            while (reason == null && System.nanoTime() < deadline) {
+            while (System.nanoTime() < deadline) {
                 for (var r : consumer.poll(Duration.ofMillis(500))) {
                     var h = r.headers().lastHeader("dead-letter-reason");
-                    reason = h == null ? "(no reason header)" : new String(h.value(), StandardCharsets.UTF_8);
+                    return h == null ? "(no reason header)" : new String(h.value(), StandardCharsets.UTF_8);
                 }
             }
-            assertTrue(reason != null && reason.contains("not JSON"), String.valueOf(reason));
+            return null;
         }
     }
 }

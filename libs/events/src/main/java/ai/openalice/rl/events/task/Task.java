@@ -35,8 +35,13 @@ public record Task(
         raw = raw.deepCopy();
     }
 
-    /** What the agent may see of this task (revision {@code taskVersion}). */
+    /** What the agent may see of this task (revision {@code taskVersion}), outside the loop (no content hash). */
     public AgentTask agentView(int taskVersion) {
-        return new AgentTask(instanceId, taskVersion, problemStatement, workspace, limits);
+        return agentView(taskVersion, null);
+    }
+
+    /** What the agent may see of this task: revision {@code taskVersion}, whose content has the sha256 {@code contentHash}. */
+    public AgentTask agentView(int taskVersion, String contentHash) {
+        return new AgentTask(instanceId, taskVersion, contentHash, problemStatement, workspace, limits);
     }
 }

@@ -38,5 +38,8 @@ public interface InferenceConfig {
 
     /** cpu, or cuda (needs the gpu build profile, CUDA 12 and cuDNN 9; untested on the project's machines). */
     @WithDefault("cpu")
-    String device();
+    Device device();
+
+    /** {@code inference.device}; a value other than these stops start-up, naming the allowed ones. */
+    enum Device { CPU, CUDA }
 }

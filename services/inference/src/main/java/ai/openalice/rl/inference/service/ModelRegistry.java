@@ -86,7 +86,7 @@ public class ModelRegistry {
         }
         LoadedModel model;
         try {
-            var decoder = new OrtDecoder(dir.resolve(Checkpoint.ONNX), m.config(), config.threads(), "cuda".equals(config.device()),
+            var decoder = new OrtDecoder(dir.resolve(Checkpoint.ONNX), m.config(), config.threads(), config.device() == InferenceConfig.Device.CUDA,
                     (long) config.prefixCacheMb() << 20);
             model = new LoadedModel(m.policyVersion(), decoder, new ByteTokenizer(), m);
             warm(model);

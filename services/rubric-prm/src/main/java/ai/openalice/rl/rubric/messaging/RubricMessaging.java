@@ -33,7 +33,8 @@ public class RubricMessaging {
         relay = new OutboxRelay(pool, "rubric", Map.of(ScoringService.CHANNEL, rewards));
     }
 
-    @Incoming("tasks-submitted")
+    /** The dispatcher's task versions; a malformed record goes to the dead-letter topic. */
+    @Incoming("tasks-accepted")
     @Blocking
     public void task(byte[] value) {
         scoring.rememberTask(value);

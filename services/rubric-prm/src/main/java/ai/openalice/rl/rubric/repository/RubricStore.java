@@ -5,9 +5,7 @@ import ai.openalice.rl.events.RolloutCompleted;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.task.Task;
-import ai.openalice.rl.events.task.TaskParser;
-import ai.openalice.rl.events.task.TaskVersioning;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import ai.openalice.rl.servicekit.TaskReplica;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -15,12 +13,11 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
 
-/** rubric-prm's tables: tasks by version, rollouts waiting for their verdict, one score per rollout (with its outbox row). */
+/** rubric-prm's tables: tasks by version (a replica of tasks.accepted), rollouts waiting for their verdict, one score per rollout (with its outbox row). */
 @ApplicationScoped
 public class RubricStore {
     static final Duration DB = Duration.ofSeconds(30);
@@ -28,39 +25,21 @@ public class RubricStore {
     @Inject
     Pool pool;
 
-    public void storeTask(String taskId, ObjectNode body, boolean newVersion) {
-        String hash = TaskVersioning.contentHash(body);
-        pool.withTransaction(conn -> conn
-                .preparedQuery("SELECT version, content_hash FROM rubric.tasks WHERE task_id = $1 ORDER BY version DESC LIMIT 1")
-                .execute(Tuple.of(taskId))
-                .chain(rows -> {
-                    Row latest = rows.iterator().hasNext() ? rows.iterator().next() : null;
-                    var d = TaskVersioning.decide(latest == null ? null : latest.getInteger("version"),
-                            latest == null ? null : latest.getString("content_hash"), hash, newVersion);
-                    if (d instanceof TaskVersioning.Decision.Store s) {
-                        return conn.preparedQuery("INSERT INTO rubric.tasks (task_id, version, content_hash, body) VALUES ($1, $2, $3, $4)"
-                                + " ON CONFLICT DO NOTHING").execute(Tuple.of(taskId, s.version(), hash, new JsonObject(body.toString()))).replaceWithVoid();
-                    }
-                    return io.smallrye.mutiny.Uni.createFrom().voidItem();
-                })).await().atMost(DB);
+    private TaskReplica replica;
+
+    @jakarta.annotation.PostConstruct
+    void init() {
+        replica = new TaskReplica(pool, "rubric");
+    }
+
+    /** The dispatcher's task versions, as {@code tasks.accepted} carries them. */
+    public TaskReplica tasks() {
+        return replica;
     }
 
     /** The task (raw JSON and parsed) at a version. */
     public Optional<Task> task(String taskId, int version) {
-        var rows = pool.preparedQuery("SELECT body FROM rubric.tasks WHERE task_id = $1 AND version = $2").execute(Tuple.of(taskId, version))
-                .await().atMost(DB);
-        if (!rows.iterator().hasNext()) {
-            return Optional.empty();
-        }
-        try {
-            var node = EventCodec.mapper().readTree(rows.iterator().next().getJsonObject("body").encode());
-            return switch (new TaskParser(Path.of("/")).parse(node)) {
-                case TaskParser.Result.Valid v -> Optional.of(v.task());
-                case TaskParser.Result.Invalid i -> Optional.empty();
-            };
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException("stored task " + taskId + " is not JSON", e);
-        }
+        return replica.find(taskId, version).map(TaskReplica.Replicated::task);
     }
 
     public void storeRollout(RolloutCompleted r) {

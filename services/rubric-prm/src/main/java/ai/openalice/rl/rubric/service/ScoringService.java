@@ -2,9 +2,9 @@ package ai.openalice.rl.rubric.service;
 
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.MaskKind;
 import ai.openalice.rl.events.RewardScored;
 import ai.openalice.rl.events.RolloutCompleted;
-import ai.openalice.rl.events.TaskSubmitted;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.Trajectory;
@@ -50,13 +50,9 @@ public class ScoringService {
     @Inject
     MeterRegistry metrics;
 
+    /** One record of {@code tasks.accepted}: the dispatcher's version of a task, stored as it says. */
     public void rememberTask(byte[] value) {
-        if (EventCodec.<TaskSubmitted>decode(Topic.TASKS_SUBMITTED, value) instanceof EventCodec.Decoded.Ok<TaskSubmitted> ok) {
-            var t = ok.envelope().payload();
-            if (t.task() != null && t.task().path("instance_id").isTextual()) {
-                store.storeTask(t.task().get("instance_id").asText(), t.task(), t.newVersion());
-            }
-        }
+        store.tasks().accept(value);
     }
 
     public void rememberRollout(byte[] value) {
@@ -84,21 +80,23 @@ public class ScoringService {
         RewardScored scored;
         String breakdown;
         if (v.status() == VerificationStatus.INFRA_ERROR || r.termination() == Termination.INFRA_ERROR) {
-            String why = r.termination() == Termination.INFRA_ERROR ? "episode ended in infra_error" : "verification infra_error: " + v.error();
-            scored = new RewardScored(v.taskId(), v.groupId(), v.rolloutId(), v.policyVersion(), r.groupSize(), true, why, r.termination(), null, null,
+            boolean episode = r.termination() == Termination.INFRA_ERROR;
+            String why = episode ? "episode ended in infra_error" : "verification infra_error: " + v.error();
+            var kind = episode ? MaskKind.EPISODE_INFRA_ERROR : MaskKind.VERIFICATION_INFRA_ERROR;
+            scored = new RewardScored(v.taskId(), v.groupId(), v.rolloutId(), v.policyVersion(), r.groupSize(), true, why, kind, r.termination(), null, null,
                     config.gamma(), null, null, List.of(), r.trajectory());
             breakdown = "[]";
             metrics.counter("rubric_masked_total").increment();
         } else {
             Optional<Task> task = wait.until(() -> store.task(v.taskId(), r.taskVersion()), Optional::isPresent);
             if (task.isEmpty()) {
-                throw new IllegalStateException(v.logContext() + ": task v" + r.taskVersion() + " never arrived on tasks.submitted");
+                throw new IllegalStateException(v.logContext() + ": task v" + r.taskVersion() + " never arrived on tasks.accepted");
             }
             Rubric rubric = rubricOf(task.get(), r.taskVersion(), v.logContext());
             var facts = EpisodeFacts.of(trajectory(r.trajectory()), r.patch(), task.get().limits().maxSteps(), r.termination());
             var result = Scorer.score(rubric, facts, Privileged.of(task.get()), v.resolved(), config.gamma(), config.submitRequired());
             var criteria = result.criteria().stream().map(c -> new RewardScored.Criterion(c.id(), c.weight(), c.q(), c.detail())).toList();
-            scored = new RewardScored(v.taskId(), v.groupId(), v.rolloutId(), v.policyVersion(), r.groupSize(), false, null, r.termination(),
+            scored = new RewardScored(v.taskId(), v.groupId(), v.rolloutId(), v.policyVersion(), r.groupSize(), false, null, null, r.termination(),
                     result.rExec(), result.sPrm(), config.gamma(), result.reward(), rubric.version(), criteria, r.trajectory());
             try {
                 breakdown = EventCodec.mapper().writeValueAsString(criteria);

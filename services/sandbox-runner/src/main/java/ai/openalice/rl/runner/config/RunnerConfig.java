@@ -15,7 +15,19 @@ public interface RunnerConfig {
 
     /** Which policy acts: {@code http} (the inference service or an OpenAI-compatible server), {@code oracle} or {@code random}. */
     @WithDefault("http")
-    String policy();
+    PolicyKind policy();
+
+    /** {@code runner.policy}; a value other than these stops start-up, naming the allowed ones. */
+    enum PolicyKind { HTTP, ORACLE, RANDOM }
+
+    /** {@code runner.tool-call-format}. */
+    enum CallFormat { COMPACT, JSON }
+
+    /** {@code runner.system-prompt}. */
+    enum SystemPrompt { FULL, BRIEF }
+
+    /** {@code runner.sandbox-backend}. */
+    enum SandboxBackend { LOCAL, KUBERNETES }
 
     /** Base URL of the OpenAI-compatible completions server, for {@code policy=http}. */
     @WithDefault("http://127.0.0.1:8085")
@@ -26,14 +38,14 @@ public interface RunnerConfig {
 
     /** compact (the built-in model) or json (large models). */
     @WithDefault("compact")
-    String toolCallFormat();
+    CallFormat toolCallFormat();
 
     /**
      * The system prompt: {@code full} (the call format and every tool described, for models that read
      * instructions) or {@code brief} (the tools named only, for the built-in model trained on this loop).
      */
     @WithDefault("full")
-    String systemPrompt();
+    SystemPrompt systemPrompt();
 
     /** Context budget of an episode in tokens (prompt + next completion). */
     @WithDefault("4096")
@@ -44,7 +56,7 @@ public interface RunnerConfig {
 
     /** Sandbox backend: {@code local} (bubblewrap on this host, the default) or {@code kubernetes} (a pod per episode). */
     @WithDefault("local")
-    String sandboxBackend();
+    SandboxBackend sandboxBackend();
 
     /** Kubernetes backend: the namespace sandbox pods run in (gets a deny-all NetworkPolicy). */
     @WithDefault("alice-rl-sandboxes")

@@ -79,11 +79,13 @@ public class EpisodeService {
         sandboxes = SandboxBackends.open(config.sandboxBackend(), config.sandboxRoot(), this::kubernetesSettings,
                 () -> new KubernetesClientBuilder().build());
         SandboxBackends.warmUp(sandboxes);
-        format = config.toolCallFormat().equals("json") ? new JsonFunctionFormat() : new CompactFormat();
+        format = switch (config.toolCallFormat()) {
+            case JSON -> new JsonFunctionFormat();
+            case COMPACT -> new CompactFormat();
+        };
         prompt = switch (config.systemPrompt()) {
-            case "full" -> AgentLoop.Prompt.FULL;
-            case "brief" -> AgentLoop.Prompt.BRIEF;
-            default -> throw new IllegalArgumentException("runner.system-prompt must be full or brief, got " + config.systemPrompt());
+            case FULL -> AgentLoop.Prompt.FULL;
+            case BRIEF -> AgentLoop.Prompt.BRIEF;
         };
         policies = new PolicyFactory(config, tokenizer, format);
         metrics.gaugeCollectionSize("runner_episodes_in_flight", List.of(), inFlight);
@@ -137,7 +139,7 @@ public class EpisodeService {
         inFlight.add(r.rolloutId());
         try {
             Episode e = episode(r);
-            var completed = new RolloutCompleted(r.taskId(), r.groupId(), r.rolloutId(), r.policyVersion(), r.task().taskVersion(), r.groupSize(), r.attempt(),
+            var completed = new RolloutCompleted(r.taskId(), r.groupId(), r.rolloutId(), r.policyVersion(), r.task().taskVersion(), r.task().contentHash(), r.groupSize(), r.attempt(),
                     owner, e.termination(), e.error(), e.patch(), trajectoryRef(r.rolloutId(), e.trajectory()), e.stats());
             var event = Envelope.of(completed, in.traceparent());
             if (!leases.publish(r.rolloutId(), owner, CHANNEL, event.key(), EventCodec.encode(event))) {

@@ -33,7 +33,7 @@ final class PolicyFactory {
         this.tokenizer = tokenizer;
         this.format = format;
         this.http = new OpenAiPolicy(URI.create(config.inferenceUrl()), null, -1, Duration.ofMinutes(5));
-        if (config.policy().equals("oracle")) {
+        if (config.policy() == RunnerConfig.PolicyKind.ORACLE) {
             var file = config.oracleTasks().orElseThrow(() -> new IllegalStateException("runner.policy=oracle needs runner.oracle-tasks"));
             for (var line : TaskReader.read(file)) {
                 if (line instanceof TaskReader.Line.Valid v && v.task().patch() != null) {
@@ -49,8 +49,8 @@ final class PolicyFactory {
     /** A policy for one episode (the scripted ones keep per-episode state). */
     Policy forEpisode(String taskId, UUID rolloutId) {
         return switch (config.policy()) {
-            case "http" -> http;
-            case "oracle" -> {
+            case HTTP -> http;
+            case ORACLE -> {
                 String patch = goldPatches.get(taskId);
                 if (patch == null) {
                     throw new PolicyException("the oracle has no gold patch for task " + taskId + " in " + config.oracleTasks().orElseThrow());
@@ -61,8 +61,7 @@ final class PolicyFactory {
                         < config.oracleFailureProbability();
                 yield fail ? oracle.withoutFix() : oracle;
             }
-            case "random" -> new RandomPolicy(rolloutId.getLeastSignificantBits(), tokenizer, config.randomSubmitProbability());
-            default -> throw new IllegalStateException("runner.policy '" + config.policy() + "' is not one of http, oracle, random");
+            case RANDOM -> new RandomPolicy(rolloutId.getLeastSignificantBits(), tokenizer, config.randomSubmitProbability());
         };
     }
 }

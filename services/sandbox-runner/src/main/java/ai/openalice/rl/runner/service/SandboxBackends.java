@@ -1,5 +1,6 @@
 package ai.openalice.rl.runner.service;
 
+import ai.openalice.rl.runner.config.RunnerConfig;
 import ai.openalice.rl.sandbox.SandboxProvider;
 import ai.openalice.rl.sandbox.kubernetes.KubernetesSandboxConfig;
 import ai.openalice.rl.sandbox.kubernetes.KubernetesSandboxProvider;
@@ -17,19 +18,16 @@ import org.jboss.logging.Logger;
 public final class SandboxBackends {
     private static final Logger LOG = Logger.getLogger(SandboxBackends.class);
 
-    public static final String LOCAL = "local";
-    public static final String KUBERNETES = "kubernetes";
-
     private SandboxBackends() {
     }
 
     /**
-     * @param backend {@code local} or {@code kubernetes}; anything else is refused with the allowed values
+     * @param backend {@code local} or {@code kubernetes} (the config mapping refuses anything else, naming both)
      * @param root where local sandboxes live, and where the Kubernetes backend packs its workspace templates
      * @param kubernetes the Kubernetes backend's settings, made (and validated) only for {@code kubernetes}
      * @param client the API client, created only for {@code kubernetes} (in-cluster service account or kubeconfig)
      */
-    public static SandboxProvider open(String backend, Path root, Supplier<KubernetesSandboxConfig> kubernetes, Supplier<KubernetesClient> client) {
+    public static SandboxProvider open(RunnerConfig.SandboxBackend backend, Path root, Supplier<KubernetesSandboxConfig> kubernetes, Supplier<KubernetesClient> client) {
         return switch (backend) {
             case LOCAL -> new LocalSandboxProvider(LocalSandboxConfig.defaults().withRoot(root));
             case KUBERNETES -> {
@@ -39,8 +37,6 @@ public final class SandboxBackends {
                         settings.baseImage(), settings.warmPoolSize());
                 yield provider;
             }
-            default -> throw new IllegalArgumentException(
-                    "runner.sandbox-backend=" + backend + " is not a sandbox backend; use " + LOCAL + " or " + KUBERNETES);
         };
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.runner.config.RunnerConfig;
 import ai.openalice.rl.sandbox.kubernetes.KubernetesSandboxConfig;
 import ai.openalice.rl.sandbox.kubernetes.SandboxLabels;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -32,7 +33,7 @@ class SandboxBackendsTest {
         client.pods().inNamespace(NS).resource(pod("old-episode", "runner-7")).create();
         client.pods().inNamespace(NS).resource(pod("neighbour", "runner-8")).create();
 
-        try (var provider = SandboxBackends.open("kubernetes", root, () -> KubernetesSandboxConfig.defaults(NS, "runner-7"), () -> client)) {
+        try (var provider = SandboxBackends.open(RunnerConfig.SandboxBackend.KUBERNETES, root, () -> KubernetesSandboxConfig.defaults(NS, "runner-7"), () -> client)) {
             assertEquals("kubernetes", provider.name());
             var policies = client.network().v1().networkPolicies().inNamespace(NS).list().getItems();
             assertEquals(1, policies.size(), "one deny-all NetworkPolicy for the sandbox namespace");
@@ -43,7 +44,7 @@ class SandboxBackendsTest {
 
     @Test
     void localBackendNeverTouchesTheKubernetesApi() {
-        try (var provider = SandboxBackends.open("local", root, () -> {
+        try (var provider = SandboxBackends.open(RunnerConfig.SandboxBackend.LOCAL, root, () -> {
             throw new AssertionError("the local backend must not need Kubernetes settings");
         }, () -> {
             throw new AssertionError("the local backend must not create a Kubernetes client");
@@ -52,12 +53,20 @@ class SandboxBackendsTest {
         }
     }
 
+    /** A closed choice is an enum in the config mapping: a typo stops start-up naming the key, the value and the allowed values. */
     @Test
-    void unknownBackendIsRefusedWithTheAllowedValues() {
-        var e = assertThrows(IllegalArgumentException.class,
-                () -> SandboxBackends.open("docker", root, () -> KubernetesSandboxConfig.defaults(NS, "runner-7"), () -> client));
-        assertTrue(e.getMessage().contains("runner.sandbox-backend=docker"), e.getMessage());
-        assertTrue(e.getMessage().contains("local or kubernetes"), e.getMessage());
+    void anUnknownBackendOrCallFormatIsRefusedWithTheAllowedValues() {
+        var bad = Map.of("runner.sandbox-backend", List.of("docker", "local", "kubernetes"), "runner.tool-call-format", List.of("jsn", "compact", "json"),
+                "runner.policy", List.of("orcale", "http", "oracle", "random"));
+        for (var b : bad.entrySet()) {
+            var e = assertThrows(RuntimeException.class, () -> new io.smallrye.config.SmallRyeConfigBuilder().withMapping(RunnerConfig.class)
+                    .withSources(new io.smallrye.config.PropertiesConfigSource(Map.of(b.getKey(), b.getValue().getFirst()), "test", 500)).build());
+            String message = e.getMessage();
+            for (String part : b.getValue()) {
+                assertTrue(message.contains(part), b.getKey() + ": " + message);
+            }
+            assertTrue(message.contains(b.getKey()), message);
+        }
     }
 
     private static Pod pod(String name, String owner) {

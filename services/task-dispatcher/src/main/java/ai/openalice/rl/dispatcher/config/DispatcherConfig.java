@@ -91,7 +91,10 @@ public interface DispatcherConfig {
 
     /** What happens to a stale group still in flight: {@code drop} it, or {@code refresh} (drop and re-request the task at the current version). */
     @WithDefault("drop")
-    String staleAction();
+    StaleAction staleAction();
+
+    /** {@code dispatcher.stale-action}; a value other than these stops start-up, naming the allowed ones. */
+    enum StaleAction { DROP, REFRESH }
 
     /** Fair-share weights by task source (a source absent here weighs 1). */
     Map<String, Double> sourceWeights();

@@ -1,6 +1,7 @@
 package ai.openalice.rl.dispatcher.messaging;
 
 import ai.openalice.rl.dispatcher.repository.GroupStore;
+import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.dispatcher.service.IntakeService;
 import ai.openalice.rl.dispatcher.service.Progress;
 import ai.openalice.rl.dispatcher.service.Scheduler;
@@ -60,15 +61,15 @@ public class DispatcherMessaging {
     MutinyEmitter<byte[]> rejected;
 
     @Inject
-    @Channel(IntakeService.ANNOUNCED)
-    MutinyEmitter<byte[]> announced;
+    @Channel(TaskStore.ACCEPTED)
+    MutinyEmitter<byte[]> accepted;
 
     private OutboxRelay relay;
 
     @PostConstruct
     void init() {
         relay = new OutboxRelay(pool, "dispatcher", Map.of(GroupStore.CHANNEL, requested, IntakeService.REJECTED, rejected,
-                IntakeService.ANNOUNCED, announced));
+                TaskStore.ACCEPTED, accepted));
     }
 
     @Incoming("tasks-submitted")

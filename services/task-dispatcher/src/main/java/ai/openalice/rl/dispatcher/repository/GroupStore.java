@@ -33,16 +33,16 @@ public class GroupStore {
     DispatcherConfig config;
 
     /** Creates a group of {@code size} members; {@code requested} sends them now, {@code pending} leaves them for {@link #release}. */
-    public UUID create(Sql sql, Task task, int taskVersion, long policyVersion, int size, RolloutRequested.Mode mode, UUID evalRunId,
+    public UUID create(Sql sql, TaskStore.Versioned task, long policyVersion, int size, RolloutRequested.Mode mode, UUID evalRunId,
             boolean requested, Long round) {
         UUID group = UUID.randomUUID();
         sql.query("INSERT INTO dispatcher.groups (group_id, task_id, task_version, policy_version, size, mode, eval_run_id, state, round)"
-                + " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", group, task.instanceId(), taskVersion, policyVersion, size, mode.wire(), evalRunId,
+                + " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", group, task.task().instanceId(), task.version(), policyVersion, size, mode.wire(), evalRunId,
                 requested ? "requested" : "pending", round);
         for (int m = 0; m < size; m++) {
             UUID rollout = UUID.randomUUID();
             if (requested) {
-                request(sql, task, taskVersion, group, rollout, policyVersion, size, m, 1, mode, evalRunId);
+                request(sql, task, group, rollout, policyVersion, size, m, 1, mode, evalRunId);
             } else {
                 sql.query("INSERT INTO dispatcher.rollouts (rollout_id, group_id, member_index, attempt, state) VALUES ($1, $2, $3, 1, 'pending')",
                         rollout, group, m);
@@ -52,24 +52,25 @@ public class GroupStore {
     }
 
     /** Sends a pending group (an evaluation waiting for capacity). */
-    public void release(Sql sql, Row group, Task task) {
+    public void release(Sql sql, Row group, TaskStore.Versioned task) {
         UUID id = group.getUUID("group_id");
         sql.query("UPDATE dispatcher.groups SET state = 'requested' WHERE group_id = $1", id);
         for (Row r : sql.query("DELETE FROM dispatcher.rollouts WHERE group_id = $1 AND state = 'pending' RETURNING rollout_id, member_index", id)) {
-            request(sql, task, group.getInteger("task_version"), id, r.getUUID("rollout_id"), group.getLong("policy_version"),
+            request(sql, task, id, r.getUUID("rollout_id"), group.getLong("policy_version"),
                     group.getInteger("size"), r.getInteger("member_index"), 1, RolloutRequested.Mode.of(group.getString("mode")),
                     group.getUUID("eval_run_id"));
         }
     }
 
-    private void request(Sql sql, Task task, int taskVersion, UUID group, UUID rollout, long policyVersion, int size, int member, int attempt,
+    private void request(Sql sql, TaskStore.Versioned versioned, UUID group, UUID rollout, long policyVersion, int size, int member, int attempt,
             RolloutRequested.Mode mode, UUID evalRunId) {
+        Task task = versioned.task();
         Instant deadline = Instant.now().plus(runDeadline(task));
         sql.query("INSERT INTO dispatcher.rollouts (rollout_id, group_id, member_index, attempt, state, deadline) VALUES ($1, $2, $3, $4, 'requested', $5)",
                 rollout, group, member, attempt, deadline.atOffset(ZoneOffset.UTC));
         var s = config.sampling();
         var event = Envelope.of(new RolloutRequested(task.instanceId(), group, rollout, policyVersion, size, member, attempt, mode, evalRunId,
-                task.agentView(taskVersion), new RolloutRequested.Sampling(s.temperature(), s.topP(), s.maxTokensPerTurn(), s.seed().orElse(null)),
+                task.agentView(versioned.version(), versioned.contentHash()), new RolloutRequested.Sampling(s.temperature(), s.topP(), s.maxTokensPerTurn(), s.seed().orElse(null)),
                 deadline));
         sql.outbox("dispatcher", CHANNEL, event.key(), EventCodec.encode(event));
     }
@@ -111,9 +112,9 @@ public class GroupStore {
                     "gave up after " + attempt + " attempt(s); last: " + reason);
             return true;
         }
-        Task task = tasks.task(g.getString("task_id"), g.getInteger("task_version"))
+        var task = tasks.task(g.getString("task_id"), g.getInteger("task_version"))
                 .orElseThrow(() -> new IllegalStateException("group " + group + ": task " + g.getString("task_id") + " is gone"));
-        request(sql, task, g.getInteger("task_version"), group, UUID.randomUUID(), g.getLong("policy_version"), g.getInteger("size"),
+        request(sql, task, group, UUID.randomUUID(), g.getLong("policy_version"), g.getInteger("size"),
                 row.get().getInteger("member_index"), attempt + 1, RolloutRequested.Mode.of(g.getString("mode")), g.getUUID("eval_run_id"));
         return true;
     }

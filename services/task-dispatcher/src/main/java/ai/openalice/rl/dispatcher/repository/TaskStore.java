@@ -1,7 +1,9 @@
 package ai.openalice.rl.dispatcher.repository;
 
 import ai.openalice.rl.dispatcher.config.DispatcherConfig;
+import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.TaskAccepted;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskParser;
 import ai.openalice.rl.events.task.TaskVersioning;
@@ -19,10 +21,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
-/** Tasks by version, and the one row per task the scheduler works from. */
+/** Tasks by version (announced on tasks.accepted), and the one row per task the scheduler works from. */
 @ApplicationScoped
 public class TaskStore {
     static final Duration DB = Duration.ofSeconds(30);
+    /** The outbox channel of {@code tasks.accepted}. */
+    public static final String ACCEPTED = "tasks-accepted-out";
 
     @Inject
     Pool pool;
@@ -44,21 +48,16 @@ public class TaskStore {
         record Conflict(int version) implements Stored {}
     }
 
-    /**
-     * Stores a validated task under the shared versioning rule; with {@code announce} (channel,
-     * key, event) the event is queued in the same transaction when the task was added.
-     */
-    public Stored store(Task task, String source, int priority, boolean newVersion, Outbox announce) {
-        return Sql.transaction(pool, sql -> {
-            Stored stored = store(sql, task, source, priority, newVersion);
-            if (announce != null && stored instanceof Stored.Added) {
-                sql.outbox("dispatcher", announce.channel(), announce.key(), announce.event());
-            }
-            return stored;
-        });
+    /** Stores a validated task under the versioning rule, in a transaction of its own. */
+    public Stored store(Task task, String source, int priority, boolean newVersion) {
+        return Sql.transaction(pool, sql -> store(sql, task, source, priority, newVersion));
     }
 
-    /** The same within a caller's transaction (a batch of Kafka records is one transaction). */
+    /**
+     * The same within a caller's transaction (a batch of Kafka records is one transaction). A version
+     * added is announced on {@code tasks.accepted} from the outbox in that transaction: the dispatcher
+     * is the one authority on task versions, and the verifier and rubric-prm keep what it announces.
+     */
     public Stored store(Sql sql, Task task, String source, int priority, boolean newVersion) {
         String hash = TaskVersioning.contentHash(task.raw());
         String id = task.instanceId();
@@ -70,8 +69,9 @@ public class TaskStore {
             case TaskVersioning.Decision.Unchanged u -> new Stored.Unchanged(u.version());
             case TaskVersioning.Decision.Conflict c -> new Stored.Conflict(c.latestVersion());
             case TaskVersioning.Decision.Store st -> {
-                sql.query("INSERT INTO dispatcher.tasks (task_id, version, content_hash, body, split, source) VALUES ($1, $2, $3, $4, $5, $6)", id,
-                        st.version(), hash, new JsonObject(task.raw().toString()), task.split().wire(), source);
+                sql.query("INSERT INTO dispatcher.tasks (task_id, version, content_hash, body, split, source, announced)"
+                        + " VALUES ($1, $2, $3, $4, $5, $6, true)", id, st.version(), hash, new JsonObject(task.raw().toString()), task.split().wire(), source);
+                announce(sql, new TaskAccepted(id, st.version(), hash, task.raw()));
                 sql.query("""
                         INSERT INTO dispatcher.task_state (task_id, version, split, source, priority, cohort) VALUES ($1, $2, $3, $4, $5, $6)
                         ON CONFLICT (task_id) DO UPDATE SET version = EXCLUDED.version, split = EXCLUDED.split,
@@ -106,18 +106,44 @@ public class TaskStore {
         });
     }
 
+    private static void announce(Sql sql, TaskAccepted accepted) {
+        var env = Envelope.of(accepted);
+        sql.outbox("dispatcher", ACCEPTED, env.key(), EventCodec.encode(env));
+    }
+
+    /**
+     * Announces up to {@code limit} versions stored before tasks.accepted existed (a database from an
+     * earlier release); returns how many. Several instances share the work ({@code SKIP LOCKED}).
+     */
+    public int announceUnannounced(int limit) {
+        return Sql.transaction(pool, sql -> {
+            int n = 0;
+            for (Row r : sql.query("SELECT task_id, version, content_hash, body FROM dispatcher.tasks WHERE NOT announced"
+                    + " ORDER BY task_id, version LIMIT $1 FOR UPDATE SKIP LOCKED", limit)) {
+                var body = (com.fasterxml.jackson.databind.node.ObjectNode) readJson(r.getString("task_id"), r.getJsonObject("body"));
+                announce(sql, new TaskAccepted(r.getString("task_id"), r.getInteger("version"), r.getString("content_hash"), body));
+                sql.query("UPDATE dispatcher.tasks SET announced = true WHERE task_id = $1 AND version = $2", r.getString("task_id"), r.getInteger("version"));
+                n++;
+            }
+            return n;
+        });
+    }
+
+    /** A task at one version, with the content hash it was accepted under (rollout events carry both). */
+    public record Versioned(Task task, int version, String contentHash) {}
+
     /** Parsed tasks by id and version (a version never changes): most recent 4,096. */
-    private final Map<String, Task> parsed = java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(256, 0.75f, true) {
+    private final Map<String, Versioned> parsed = java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(256, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Task> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<String, Versioned> eldest) {
             return size() > 4096;
         }
     });
 
     /** The task at a version, parsed. */
-    public Optional<Task> task(String taskId, int version) {
+    public Optional<Versioned> task(String taskId, int version) {
         String key = version + ":" + taskId;
-        Task cached = parsed.get(key);
+        Versioned cached = parsed.get(key);
         if (cached != null) {
             return Optional.of(cached);
         }
@@ -126,13 +152,14 @@ public class TaskStore {
         return found;
     }
 
-    private Optional<Task> load(String taskId, int version) {
-        var rows = pool.preparedQuery("SELECT body FROM dispatcher.tasks WHERE task_id = $1 AND version = $2").execute(Tuple.of(taskId, version))
-                .await().atMost(DB);
+    private Optional<Versioned> load(String taskId, int version) {
+        var rows = pool.preparedQuery("SELECT content_hash, body FROM dispatcher.tasks WHERE task_id = $1 AND version = $2")
+                .execute(Tuple.of(taskId, version)).await().atMost(DB);
         if (!rows.iterator().hasNext()) {
             return Optional.empty();
         }
-        return Optional.of(parse(taskId, rows.iterator().next().getJsonObject("body")));
+        Row r = rows.iterator().next();
+        return Optional.of(new Versioned(parse(taskId, r.getJsonObject("body")), version, r.getString("content_hash")));
     }
 
     /** The latest version of a task, if known. */
@@ -142,12 +169,15 @@ public class TaskStore {
     }
 
     static Task parse(String taskId, JsonObject body) {
+        return switch (new TaskParser(Path.of("/")).parse(readJson(taskId, body))) {
+            case TaskParser.Result.Valid v -> v.task();
+            case TaskParser.Result.Invalid i -> throw new IllegalStateException("stored task " + taskId + " no longer parses: " + i.errors());
+        };
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode readJson(String taskId, JsonObject body) {
         try {
-            var node = EventCodec.mapper().readTree(body.encode());
-            return switch (new TaskParser(Path.of("/")).parse(node)) {
-                case TaskParser.Result.Valid v -> v.task();
-                case TaskParser.Result.Invalid i -> throw new IllegalStateException("stored task " + taskId + " no longer parses: " + i.errors());
-            };
+            return EventCodec.mapper().readTree(body.encode());
         } catch (java.io.IOException e) {
             throw new IllegalStateException("stored task " + taskId + " is not JSON", e);
         }

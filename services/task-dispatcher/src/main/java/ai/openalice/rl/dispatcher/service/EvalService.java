@@ -42,7 +42,7 @@ public class EvalService {
             sql.query("INSERT INTO dispatcher.evals (eval_run_id, policy_version, k, alpha) VALUES ($1, $2, $3, $4)", run, policyVersion, k, alpha);
             for (String id : taskIds) {
                 int version = tasks.latestVersion(id).orElseThrow(() -> new IllegalArgumentException("unknown task " + id));
-                groups.create(sql, tasks.task(id, version).orElseThrow(), version, policyVersion, k, RolloutRequested.Mode.EVAL, run, false, null);
+                groups.create(sql, tasks.task(id, version).orElseThrow(), policyVersion, k, RolloutRequested.Mode.EVAL, run, false, null);
             }
             return null;
         });

@@ -12,7 +12,6 @@ import ai.openalice.rl.events.task.TaskParser;
 import ai.openalice.rl.servicekit.OutboxRelay;
 import ai.openalice.rl.servicekit.Sql;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -26,15 +25,13 @@ import org.jboss.logging.Logger;
  * Task intake from Kafka and REST. Every task is validated field by field; a rejected one goes to
  * {@code tasks.rejected} with the payload as received and every reason (Kafka) or back to the
  * caller (REST). A resubmitted identical task changes nothing; the same id with different content
- * is a conflict unless the publisher asks for a new version. Tasks accepted over REST are
- * announced on {@code tasks.submitted} (outbox, same transaction) so that the verifier and
- * rubric-prm learn them too.
+ * is a conflict unless the publisher asks for a new version. Every version added, from either
+ * door, is announced on {@code tasks.accepted} in the transaction that stores it ({@link TaskStore}).
  */
 @ApplicationScoped
 public class IntakeService {
     private static final Logger LOG = Logger.getLogger(IntakeService.class);
     public static final String REJECTED = "tasks-rejected";
-    public static final String ANNOUNCED = "tasks-submitted-out";
 
     @Inject
     TaskStore store;
@@ -60,7 +57,7 @@ public class IntakeService {
      * fails too and the batch is redelivered.)
      */
     public void fromKafka(List<org.apache.kafka.clients.consumer.ConsumerRecord<String, byte[]>> all) {
-        // our own announcements were stored in the transaction that announced them; reading them back would
+        // releases before tasks.accepted announced REST tasks on tasks.submitted; reading those back would
         // re-validate every REST task, and re-add it if it was deleted in between
         var records = all.stream().filter(r -> !OutboxRelay.sentBy("dispatcher", r)).toList();
         if (records.isEmpty()) {
@@ -98,7 +95,7 @@ public class IntakeService {
                             origin));
                     case EventCodec.Decoded.Ok<TaskSubmitted> ok -> {
                         TaskSubmitted t = ok.envelope().payload();
-                        var outcome = accept(t.task(), t.source(), t.priority(), t.newVersion(), null, null, sql);
+                        var outcome = accept(t.task(), t.source(), t.priority(), t.newVersion(), null, sql);
                         if (outcome.rejected()) {
                             reject(sql, new TaskRejected(t.source(), outcome.taskId(), outcome.errors(), String.valueOf(t.task()), origin));
                         }
@@ -148,19 +145,11 @@ public class IntakeService {
             return new Outcome(line, null, "rejected", null, List.of(new FieldError("$", FieldError.Code.MALFORMED_JSON,
                     "not JSON: " + e.getOriginalMessage())));
         }
-        return accept(node, source, priority, newVersion, announcement(node, source, priority, newVersion), line, null);
+        return accept(node, source, priority, newVersion, line, null);
     }
 
-    private static TaskStore.Outbox announcement(JsonNode node, String source, Integer priority, boolean newVersion) {
-        if (!(node instanceof ObjectNode obj)) {
-            return null;
-        }
-        var env = Envelope.of(new TaskSubmitted(source, obj, newVersion, priority));
-        return new TaskStore.Outbox(ANNOUNCED, env.key(), EventCodec.encode(env));
-    }
-
-    /** Validates and stores; with {@code sql} inside the caller's transaction, else in its own (announcing the task when added). */
-    private Outcome accept(JsonNode node, String source, Integer priority, boolean newVersion, TaskStore.Outbox announce, Integer line, Sql sql) {
+    /** Validates and stores; with {@code sql} inside the caller's transaction, else in its own. */
+    private Outcome accept(JsonNode node, String source, Integer priority, boolean newVersion, Integer line, Sql sql) {
         if (priority != null && priority < 1) {
             metrics.counter("dispatcher_tasks_total", "outcome", "rejected").increment();
             return new Outcome(line, null, "rejected", null, List.of(new FieldError("priority", FieldError.Code.INVALID_VALUE,
@@ -175,7 +164,7 @@ public class IntakeService {
         int p = priority == null ? 1 : priority;
         TaskStore.Stored stored;
         try {
-            stored = sql != null ? store.store(sql, task, source, p, newVersion) : store.store(task, source, p, newVersion, announce);
+            stored = sql != null ? store.store(sql, task, source, p, newVersion) : store.store(task, source, p, newVersion);
         } catch (RuntimeException e) {
             String why = dataError(e);
             if (sql != null || why == null) {

@@ -74,8 +74,7 @@ public class Progress {
 
     public void scored(RewardScored e) {
         Sql.transaction(pool, sql -> {
-            boolean infra = e.masked() && (e.termination() == Termination.INFRA_ERROR || String.valueOf(e.maskReason()).contains("infra_error"));
-            if (infra) {
+            if (e.maskedForInfra()) {
                 retried(sql, e.rolloutId(), "masked by rubric-prm: " + e.maskReason());
                 return null;
             }
@@ -183,11 +182,11 @@ public class Progress {
                 sql.query("UPDATE dispatcher.groups SET state = 'dropped', reason = $2, finished_at = now() WHERE group_id = $1", id, reason);
                 sql.query("INSERT INTO dispatcher.staleness (lag, dropped) VALUES ($1, 1) ON CONFLICT (lag) DO UPDATE SET dropped = dispatcher.staleness.dropped + 1",
                         lag);
-                metrics.counter("dispatcher_groups_stale_total", "action", config.staleAction()).increment();
-                if (config.staleAction().equals("refresh")) {
+                metrics.counter("dispatcher_groups_stale_total", "action", config.staleAction().name().toLowerCase(java.util.Locale.ROOT)).increment();
+                if (config.staleAction() == DispatcherConfig.StaleAction.REFRESH) {
                     var version = tasks.latestVersion(g.getString("task_id")).orElse(g.getInteger("task_version"));
                     var task = tasks.task(g.getString("task_id"), version).orElseThrow();
-                    UUID fresh = groups.create(sql, task, version, current, g.getInteger("size"), RolloutRequested.Mode.TRAIN, null, true, null);
+                    UUID fresh = groups.create(sql, task, current, g.getInteger("size"), RolloutRequested.Mode.TRAIN, null, true, null);
                     LOG.infof("group %s %s; refreshed as %s", id, reason, fresh);
                 } else {
                     LOG.infof("group %s %s; dropped", id, reason);

@@ -60,9 +60,6 @@ public class Scheduler {
             throw new IllegalArgumentException("dispatcher.max-in-flight (" + config.maxInFlight() + ") must be at least dispatcher.group-size ("
                     + config.groupSize() + "), or no group could ever be requested");
         }
-        if (!config.staleAction().equals("drop") && !config.staleAction().equals("refresh")) {
-            throw new IllegalArgumentException("dispatcher.stale-action must be drop or refresh, got '" + config.staleAction() + "'");
-        }
         metrics.gauge("dispatcher_rollouts_in_flight", inFlight);
     }
 
@@ -135,7 +132,7 @@ public class Scheduler {
         sql.query("UPDATE dispatcher.task_state SET groups = groups + 1 WHERE task_id = $1", taskId);
         sql.query("UPDATE dispatcher.sources SET groups = groups + 1 WHERE source = $1", pick.get().getString("source"));
         sql.query("UPDATE dispatcher.scheduler SET round = round + 1 WHERE id = 1");
-        UUID group = groups.create(sql, task, version, state.getLong("policy_version"), config.groupSize(), RolloutRequested.Mode.TRAIN, null, true,
+        UUID group = groups.create(sql, task, state.getLong("policy_version"), config.groupSize(), RolloutRequested.Mode.TRAIN, null, true,
                 round);
         LOG.debugf("round %d: group %s of %s v%d at policy v%d", round, group, taskId, version, state.getLong("policy_version"));
         return true;

@@ -12,7 +12,16 @@ public interface TrainerConfig {
 
     /** {@code rl} (GRPO++ on scored groups) or {@code sft} (supervised, on the solved trajectories). */
     @WithDefault("rl")
-    String mode();
+    Mode mode();
+
+    /** {@code trainer.mode}: a value other than these stops start-up, naming the allowed ones. */
+    enum Mode { RL, SFT }
+
+    /** {@code trainer.dynamic-sampling}. */
+    enum DynamicSampling { REWARD, OUTCOME }
+
+    /** {@code trainer.optim.schedule}. */
+    enum Schedule { CONSTANT, COSINE }
 
     /**
      * In {@code sft} mode, how much each prompt or observation token weighs in the loss against a
@@ -31,7 +40,7 @@ public interface TrainerConfig {
      * accuracy filter), so the rubric's share only ranks members of a mixed group.
      */
     @WithDefault("reward")
-    String dynamicSampling();
+    DynamicSampling dynamicSampling();
 
     /** Groups per training step. */
     @WithDefault("4")
@@ -126,7 +135,7 @@ public interface TrainerConfig {
 
         /** {@code constant} or {@code cosine}. */
         @WithDefault("constant")
-        String schedule();
+        Schedule schedule();
 
         /** Optimizer steps of the cosine decay. */
         @WithDefault("10000")

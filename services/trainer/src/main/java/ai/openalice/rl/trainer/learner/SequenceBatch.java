@@ -17,7 +17,22 @@ public record SequenceBatch(int rows, int width, long[] inputs, long[] targets, 
         float[] mask, int completionTokens, float[] contextMask, int contextTokens, List<UUID> rolloutIds) {
 
     /** A trajectory that could not be batched, and why. */
-    public record Rejected(UUID rolloutId, String reason) {}
+    public record Rejected(UUID rolloutId, Why why, String reason) {}
+
+    /** Why a sample was left out, as the trainer's drop counters name it. */
+    public enum Why {
+        /** Longer than the model's context. */
+        TOO_LONG("too_long"),
+        /** No token the loss would weigh (no completion, or in SFT no call that worked). */
+        NOTHING_TO_LEARN("nothing_to_learn");
+
+        private final String counter;
+
+        Why(String counter) { this.counter = counter; }
+
+        /** The name in the trainer's drop counters and metrics. */
+        public String counter() { return counter; }
+    }
 
     /** The batch and what was left out. */
     public record Built(SequenceBatch batch, List<Rejected> rejected) {}
@@ -42,11 +57,11 @@ public record SequenceBatch(int rows, int width, long[] inputs, long[] targets, 
         for (Sample s : samples) {
             int len = s.length();
             if (len < 2 || s.turns().stream().allMatch(t -> t.completionTokenIds().isEmpty())) {
-                rejected.add(new Rejected(s.rolloutId(), "no completion tokens"));
+                rejected.add(new Rejected(s.rolloutId(), Why.NOTHING_TO_LEARN, "no completion tokens"));
             } else if (skipFailedCalls && s.turns().stream().allMatch(t -> t.completionTokenIds().isEmpty() || (t.action() != null && t.action().failed()))) {
-                rejected.add(new Rejected(s.rolloutId(), "no call that worked, nothing to imitate"));
+                rejected.add(new Rejected(s.rolloutId(), Why.NOTHING_TO_LEARN, "no call that worked, nothing to imitate"));
             } else if (len > contextLength + 1) {
-                rejected.add(new Rejected(s.rolloutId(), "longer than the model's context (" + len + " > " + (contextLength + 1) + " tokens)"));
+                rejected.add(new Rejected(s.rolloutId(), Why.TOO_LONG, "longer than the model's context (" + len + " > " + (contextLength + 1) + " tokens)"));
             } else {
                 kept.add(s);
                 width = Math.max(width, len - 1);

@@ -62,12 +62,6 @@ public class TrainerService {
         System.setProperty("ai.djl.pytorch.num_threads", Integer.toString(config.threads()));
         System.setProperty("ai.djl.pytorch.num_interop_threads", "1");
         relay = new OutboxRelay(pool, TrainerStore.SCHEMA, Map.of("checkpoints-published", checkpoints, "training-metrics", trainingMetrics));
-        if (!config.mode().equals("rl") && !config.mode().equals("sft")) {
-            throw new IllegalArgumentException("trainer.mode must be rl or sft, got '" + config.mode() + "'");
-        }
-        if (!config.dynamicSampling().equals("reward") && !config.dynamicSampling().equals("outcome")) {
-            throw new IllegalArgumentException("trainer.dynamic-sampling must be reward or outcome, got '" + config.dynamicSampling() + "'");
-        }
         loop = new TrainingLoop(store, config, new TrainerMeters(metrics));
         if (config.enabled()) {
             loop.start();

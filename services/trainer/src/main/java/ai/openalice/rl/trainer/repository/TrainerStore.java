@@ -35,7 +35,7 @@ public class TrainerStore {
 
     /** Keeps a scored rollout (a redelivery changes nothing); false when its group was already trained or dropped. */
     public boolean add(RewardScored r) {
-        boolean infra = r.masked() && (r.termination() == Termination.INFRA_ERROR || String.valueOf(r.maskReason()).contains("infra_error"));
+        boolean infra = r.maskedForInfra();
         String trajectory;
         try {
             trajectory = EventCodec.mapper().writeValueAsString(r.trajectory());

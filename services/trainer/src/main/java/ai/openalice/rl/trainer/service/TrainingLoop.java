@@ -111,7 +111,7 @@ public final class TrainingLoop implements Runnable {
         int maxLength = l.maxLength() > 0 ? l.maxLength() : gpt.config().contextLength();
         var loss = new PolicyLossConfig(l.epsLow(), l.epsHigh(), Double.NaN, aggregation, maxLength, 0,
                 ai.openalice.rl.core.loss.KlEstimator.K3, 0, l.tisCap());
-        var lr = o.schedule().equals("cosine") ? new LrSchedule(o.lr(), o.warmupSteps(), true, o.totalSteps(), o.minLrRatio())
+        var lr = o.schedule() == TrainerConfig.Schedule.COSINE ? new LrSchedule(o.lr(), o.warmupSteps(), true, o.totalSteps(), o.minLrRatio())
                 : LrSchedule.constant(o.lr(), o.warmupSteps());
         return new Learner(gpt, opt, new Learner.Settings(loss, lr, o.ppoEpochs(), o.miniBatches(), o.microBatch(), (float) l.temperature()));
     }
@@ -158,7 +158,7 @@ public final class TrainingLoop implements Runnable {
         long waitStart = System.nanoTime();
         Set<UUID> exclude = new HashSet<>();
         pending.forEach(p -> exclude.addAll(p.groups()));
-        boolean sft = config.mode().equals("sft");
+        boolean sft = config.mode() == TrainerConfig.Mode.SFT;
         var batch = new StepTally();
         while (running && batch.groups().size() < config.batchGroups()) {
             var fresh = store.ready(config.batchGroups() - batch.groups().size(), config.groupDeadline(), exclude);
@@ -168,7 +168,7 @@ public final class TrainingLoop implements Runnable {
             }
             var screen = BatchPlan.of(fresh, policyVersion, config.maxStaleness(), config.advantage(), sft, TrainingLoop::turns,
                     config.loss().compactFilter() ? CompactFilter.deepSwe() : new CompactFilter(false, false, false),
-                    config.dynamicSampling().equals("outcome"));
+                    config.dynamicSampling() == TrainerConfig.DynamicSampling.OUTCOME);
             store.drop(screen.dropped());
             meters.dropped(screen.droppedByReason());
             batch.add(screen);
@@ -183,16 +183,12 @@ public final class TrainingLoop implements Runnable {
                 config.loss().maxLength() > 0 ? config.loss().maxLength() : learner.model().config().contextLength(),
                 sft && !config.sftImitateFailedCalls());
         if (!built.rejected().isEmpty()) {
-            long tooLong = built.rejected().stream().filter(r -> r.reason().startsWith("longer than")).count();
-            long other = built.rejected().size() - tooLong;
-            if (tooLong > 0) {
-                meters.dropped(Map.of("too_long", tooLong));
-                batch.dropped("too_long", (int) tooLong);
-            }
-            if (other > 0) {
-                meters.dropped(Map.of("nothing_to_learn", other));
-                batch.dropped("nothing_to_learn", (int) other);
-            }
+            var counts = new java.util.EnumMap<SequenceBatch.Why, Long>(SequenceBatch.Why.class);
+            built.rejected().forEach(r -> counts.merge(r.why(), 1L, Long::sum));
+            counts.forEach((why, n) -> {
+                meters.dropped(Map.of(why.counter(), n));
+                batch.dropped(why.counter(), n.intValue());
+            });
             built.rejected().forEach(r -> LOG.warnf("rollout %s left out: %s", r.rolloutId(), r.reason()));
         }
         if (built.batch().rows() == 0) {

@@ -88,6 +88,7 @@ class SequenceBatchTest {
         assertEquals(1, built.batch().rows());
         assertEquals(1, built.rejected().size());
         assertEquals("longer than the model's context (6 > 5 tokens)", built.rejected().getFirst().reason());
+        assertEquals(SequenceBatch.Why.TOO_LONG, built.rejected().getFirst().why());
     }
 
     @Test

@@ -19,7 +19,7 @@ public interface VerifierConfig {
 
     /** How a test with differing outcomes is judged: strict, majority or any. */
     @WithDefault("strict")
-    String flakyRule();
+    ai.openalice.rl.harness.FlakyRule flakyRule();
 
     /** Git mirrors folder for tasks given as repo + base_commit. */
     Optional<Path> mirrors();
@@ -42,7 +42,7 @@ public interface VerifierConfig {
     @WithDefault("1s")
     String outboxInterval();
 
-    /** Waiting for a task that has not arrived yet (tasks.submitted and rollouts.completed are separate topics). */
+    /** Waiting for a task version that has not arrived yet (tasks.accepted and rollouts.completed are separate topics). */
     TaskWait taskWait();
 
     /** The bounded retry of waiting for a task. */

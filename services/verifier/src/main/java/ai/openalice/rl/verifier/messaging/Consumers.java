@@ -12,8 +12,8 @@ public class Consumers {
     @Inject
     VerificationService service;
 
-    /** Tasks, to know each rollout's hidden tests. Bad tasks are the dispatcher's to reject; they are skipped here. */
-    @Incoming(Channels.TASKS_SUBMITTED)
+    /** The task versions the dispatcher accepted, to know each rollout's hidden tests; a malformed record goes to the dead-letter topic. */
+    @Incoming(Channels.TASKS_ACCEPTED)
     @Blocking
     public void task(byte[] value) {
         service.rememberTask(value);

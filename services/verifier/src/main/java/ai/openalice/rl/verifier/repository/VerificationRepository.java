@@ -19,6 +19,8 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class VerificationRepository {
+    static final java.time.Duration DB = java.time.Duration.ofSeconds(30);
+
     @Inject
     Pool pool;
 
@@ -36,7 +38,7 @@ public class VerificationRepository {
                 RETURNING rollout_id""")
                 .execute(Tuple.from(new Object[] {e.rolloutId(), e.taskId(), e.taskVersion(), e.groupId(), e.policyVersion(), owner,
                         (double) lease.toSeconds()}))
-                .await().atMost(TaskRepository.DB);
+                .await().atMost(DB);
         return rows.rowCount() == 1;
     }
 
@@ -58,19 +60,19 @@ public class VerificationRepository {
                             return conn.preparedQuery("INSERT INTO verifier.outbox (topic, event_key, payload) VALUES ($1, $2, $3)")
                                     .execute(Tuple.of(channel, key, io.vertx.core.buffer.Buffer.buffer(event)));
                         }))
-                .await().atMost(TaskRepository.DB);
+                .await().atMost(DB);
     }
 
     /** Gives up a claim (the verification could not be finished), so that a redelivery may run it. */
     public void release(UUID rolloutId, String owner) {
         pool.preparedQuery("DELETE FROM verifier.verifications WHERE rollout_id = $1 AND state = 'running' AND claimed_by = $2")
-                .execute(Tuple.of(rolloutId, owner)).await().atMost(TaskRepository.DB);
+                .execute(Tuple.of(rolloutId, owner)).await().atMost(DB);
     }
 
     /** 'running', 'done', or empty when the rollout was never seen. */
     public Optional<String> state(UUID rolloutId) {
         var rows = pool.preparedQuery("SELECT state FROM verifier.verifications WHERE rollout_id = $1").execute(Tuple.of(rolloutId))
-                .await().atMost(TaskRepository.DB);
+                .await().atMost(DB);
         return rows.iterator().hasNext() ? Optional.of(rows.iterator().next().getString("state")) : Optional.empty();
     }
 }

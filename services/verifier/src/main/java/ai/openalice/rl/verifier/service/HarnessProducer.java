@@ -1,6 +1,5 @@
 package ai.openalice.rl.verifier.service;
 
-import ai.openalice.rl.harness.FlakyRule;
 import ai.openalice.rl.harness.Harness;
 import ai.openalice.rl.harness.VerifierOptions;
 import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
@@ -28,7 +27,7 @@ public class HarnessProducer {
     @Produces
     @Singleton
     Harness harness(LocalSandboxProvider sandboxes, VerifierConfig config) {
-        var options = VerifierOptions.defaults().withReruns(config.reruns(), FlakyRule.of(config.flakyRule()))
+        var options = VerifierOptions.defaults().withReruns(config.reruns(), config.flakyRule())
                 .withMaven(config.mavenRepository().orElse(null), config.mavenHome().orElse(null))
                 .withMirrors(config.mirrors().orElse(null));
         return new Harness(sandboxes, options);

@@ -3,19 +3,17 @@ package ai.openalice.rl.verifier.service;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RolloutCompleted;
-import ai.openalice.rl.events.TaskSubmitted;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.VerificationCompleted;
 import ai.openalice.rl.events.VerificationStatus;
-import ai.openalice.rl.events.task.Task;
-import ai.openalice.rl.harness.FlakyRule;
 import ai.openalice.rl.harness.Harness;
 import ai.openalice.rl.harness.Verdict;
 import ai.openalice.rl.servicekit.BoundedRetry;
+import ai.openalice.rl.servicekit.MalformedEventException;
+import ai.openalice.rl.servicekit.TaskReplica;
 import ai.openalice.rl.verifier.config.VerifierConfig;
 import ai.openalice.rl.verifier.messaging.Channels;
-import ai.openalice.rl.verifier.repository.TaskRepository;
 import ai.openalice.rl.verifier.repository.VerificationRepository;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -39,7 +37,7 @@ public class VerificationService {
     Harness harness;
 
     @Inject
-    TaskRepository tasks;
+    io.vertx.mutiny.sqlclient.Pool pool;
 
     @Inject
     VerificationRepository verifications;
@@ -55,25 +53,19 @@ public class VerificationService {
 
     private final AtomicInteger inFlight = new AtomicInteger();
     private String owner;
+    private TaskReplica tasks;
 
     @jakarta.annotation.PostConstruct
     void init() {
         owner = ai.openalice.rl.servicekit.InstanceId.orDefault(config.instanceId(), "verifier");
+        tasks = new TaskReplica(pool, "verifier");
         registry.gauge("verifier_in_flight", inFlight);
     }
 
+    /** One record of {@code tasks.accepted}: the dispatcher's version of a task, stored as it says. */
     public void rememberTask(byte[] value) {
-        switch (EventCodec.<TaskSubmitted>decode(Topic.TASKS_SUBMITTED, value)) {
-            case EventCodec.Decoded.Malformed<TaskSubmitted> m -> LOG.debugf("skipping a malformed task event: %s", m.reason());
-            case EventCodec.Decoded.Ok<TaskSubmitted> ok -> {
-                TaskSubmitted t = ok.envelope().payload();
-                if (t.task() == null || !t.task().path("instance_id").isTextual()) {
-                    return;
-                }
-                var decision = tasks.store(t.task().get("instance_id").asText(), t.task(), t.newVersion());
-                LOG.debugf("task %s: %s", t.task().get("instance_id").asText(), decision);
-            }
-        }
+        var accepted = tasks.accept(value);
+        LOG.debugf("task %s v%d (%s)", accepted.taskId(), accepted.version(), accepted.contentHash());
     }
 
     public void verify(byte[] value) {
@@ -117,21 +109,30 @@ public class VerificationService {
             String why = e.error() == null ? "unknown" : e.error().kind() + ": " + e.error().message();
             return infra(e, "the episode ended in an infrastructure error (" + why + "); nothing to verify");
         }
-        Optional<Task> task = waitForTask(e.taskId(), e.taskVersion());
+        Optional<TaskReplica.Replicated> task = waitForTask(e.taskId(), e.taskVersion(), e.contentHash());
         if (task.isEmpty()) {
-            return infra(e, "task " + e.taskId() + " v" + e.taskVersion() + " has not arrived on tasks.submitted");
+            return infra(e, "task " + e.taskId() + " v" + e.taskVersion() + " has not arrived on tasks.accepted");
         }
-        return harness.verify(task.get(), e.patch());
+        if (e.contentHash() != null && !e.contentHash().equals(task.get().contentHash())) {
+            registry.counter("verifier_content_mismatches_total").increment();
+            return infra(e, "task " + e.taskId() + " v" + e.taskVersion() + ": the rollout ran content " + e.contentHash()
+                    + ", this verifier holds " + task.get().contentHash() + "; not judged against other hidden tests");
+        }
+        return harness.verify(task.get().task(), e.patch());
     }
 
-    /** The task may trail the rollout (separate topics): look again with a doubling pause, a bounded number of times. */
-    private Optional<Task> waitForTask(String taskId, int version) {
+    /**
+     * The task may trail the rollout (separate topics), and a row a release before tasks.accepted derived
+     * may hold other content until the dispatcher's event replaces it: look again with a doubling pause,
+     * a bounded number of times, for the content the rollout ran.
+     */
+    private Optional<TaskReplica.Replicated> waitForTask(String taskId, int version, String contentHash) {
         var retry = new BoundedRetry(config.taskWait().attempts(), config.taskWait().initialBackoff());
-        return retry.until(() -> tasks.find(taskId, version), Optional::isPresent);
+        return retry.until(() -> tasks.find(taskId, version), t -> t.isPresent() && (contentHash == null || contentHash.equals(t.get().contentHash())));
     }
 
     private Verdict infra(RolloutCompleted e, String reason) {
-        return new Verdict(e.taskId(), VerificationStatus.INFRA_ERROR, Map.of(), Map.of(), List.of(), FlakyRule.of(config.flakyRule()), 0, 0,
+        return new Verdict(e.taskId(), VerificationStatus.INFRA_ERROR, Map.of(), Map.of(), List.of(), config.flakyRule(), 0, 0,
                 reason, "");
     }
 
