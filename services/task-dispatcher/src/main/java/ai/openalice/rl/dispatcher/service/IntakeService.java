@@ -152,7 +152,8 @@ public class IntakeService {
     private Outcome accept(JsonNode node, String source, Integer priority, boolean newVersion, Integer line, Sql sql) {
         if (priority != null && priority < 1) {
             metrics.counter("dispatcher_tasks_total", "outcome", "rejected").increment();
-            return new Outcome(line, null, "rejected", null, List.of(new FieldError("priority", FieldError.Code.INVALID_VALUE,
+            String id = node != null && node.path("instance_id").isTextual() ? node.get("instance_id").asText() : null; // the rejection names its task
+            return new Outcome(line, id, "rejected", null, List.of(new FieldError("priority", FieldError.Code.INVALID_VALUE,
                     "must be at least 1, got " + priority)));
         }
         var parsed = new TaskParser(Path.of("/")).parse(node);
