@@ -9,8 +9,9 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * The versioning rule every consumer of {@code tasks.submitted} applies, so that they agree on
- * task versions without talking to each other: the first submission of an id is version 1; the
+ * The versioning rule of the task-dispatcher, the one authority on task versions (it announces each
+ * version it decides on {@code tasks.accepted}; no other service applies this rule): the first
+ * submission of an id is version 1; the
  * same content again changes nothing; different content is version n+1 only when the publisher
  * asks for a new version, and a conflict otherwise. Content is compared by the sha256 of its
  * canonical JSON (keys sorted).
