@@ -11,8 +11,9 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The live view of a run: every 5 s one line (step, version, rollouts/s, reward, r_exec, held-out
- * pass@1, loss, staleness) and one JSON record in {@code <state>/metrics.jsonl}; held-out probes
+ * The live view of a run: every 5 s an update (step, version, rollouts/s, reward, r_exec, held-out
+ * pass@1, loss, staleness, elapsed and remaining time; shown by {@link StatusView}: a block redrawn in
+ * place on a terminal, a line otherwise) and one JSON record in {@code <state>/metrics.jsonl}; held-out probes
  * ({@code POST /evals} on the dispatcher, K rollouts per held-out task at the current version)
  * every N steps, their results in {@code <state>/probes.jsonl}.
  */
@@ -21,7 +22,7 @@ final class Progress {
     private final Path state;
     private final List<String> heldOut;
     private final int probeK;
-    private final PrintWriter out;
+    private final StatusView view;
     private String probeRun;
     private long probeVersion = -1;
     private long lastProbeStep = -1;
@@ -36,7 +37,7 @@ final class Progress {
         this.state = state;
         this.heldOut = List.copyOf(heldOut);
         this.probeK = probeK;
-        this.out = out;
+        this.view = new StatusView(out, StatusView.stdoutIsTerminal());
     }
 
     /** The trainer's step now. */
@@ -49,10 +50,12 @@ final class Progress {
      * null: forever); probes every {@code probeEvery} steps (0: never).
      */
     void run(long untilStep, java.time.Instant until, int probeEvery, String phase) throws Exception {
+        var started = java.time.Instant.now();
+        long fromStep = -1;
+        view.newBlock(); // the caller may have printed since the last phase
         while (true) {
             for (String restarted : s.restartFailed(5, 3)) {
-                out.printf("[%s] restarted %s; see %s%n", phase, restarted, state.resolve("logs"));
-                out.flush();
+                view.note(String.format("[%s] restarted %s; see %s", phase, restarted, state.resolve("logs")));
             }
             JsonNode trainer;
             JsonNode stats;
@@ -61,8 +64,8 @@ final class Progress {
                 stats = EventCodec.mapper().readTree(s.get("task-dispatcher", "/stats"));
             } catch (java.io.IOException | IllegalStateException e) {
                 // a busy service (a long training step on two cores) may answer late: say so and look again
-                out.printf("[%s] (status not available this time: %s)%n", phase, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
-                out.flush();
+                view.note(String.format("[%s] (status not available this time: %s)", phase,
+                        e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
                 Thread.sleep(5000);
                 continue;
             }
@@ -73,7 +76,10 @@ final class Progress {
                 startProbe(version);
                 lastProbeStep = step;
             }
-            record(phase, step, version, trainer, stats);
+            fromStep = fromStep < 0 ? step : fromStep;
+            var now = java.time.Instant.now();
+            var elapsed = Duration.between(started, now);
+            record(phase, step, version, trainer, stats, elapsed, StatusView.remaining(now, until, untilStep, fromStep, step, elapsed));
             if ((untilStep > 0 && step >= untilStep) || (until != null && java.time.Instant.now().isAfter(until))) {
                 return;
             }
@@ -157,7 +163,8 @@ final class Progress {
         return new double[] {mean, 1.96 * Math.sqrt(var / rates.size())};
     }
 
-    private void record(String phase, long step, long version, JsonNode trainer, JsonNode stats) throws Exception {
+    private void record(String phase, long step, long version, JsonNode trainer, JsonNode stats, Duration elapsed, Duration remaining)
+            throws Exception {
         long now = System.currentTimeMillis();
         long scored = stats.at("/rollouts/scored").asLong();
         double rate = lastScored < 0 ? 0 : (scored - lastScored) * 1000.0 / Math.max(1, now - lastTime);
@@ -175,18 +182,15 @@ final class Progress {
             rec.put("heldOutPass1", lastPass1).put("heldOutVersion", lastPass1Version);
         }
         append("metrics.jsonl", rec);
-        out.printf("[%s] step %d | v%d | %.2f rollouts/s | reward %s | r_exec %s | held-out pass@1 %s | loss %s | staleness %s%n", phase, step, version,
-                rate, num(last, "meanReward"), num(last, "rExecRate"), lastPass1 == null ? "-"
-                        : String.format("%.3f%s (v%d)", lastPass1, lastCi == null ? "" : String.format(" ± %.3f", lastCi), lastPass1Version),
-                num(last, "loss"), last.path("staleness").isObject() ? last.get("staleness").toString() : "-");
-        out.flush();
+        view.show(new StatusView.Snapshot(phase, step, version, rate, num(last, "meanReward"), num(last, "rExecRate"), lastPass1, lastCi,
+                lastPass1Version, num(last, "loss"), last.path("staleness").isObject() ? last.get("staleness").toString() : null, elapsed, remaining));
     }
 
     private void append(String file, JsonNode rec) throws Exception {
         Files.writeString(state.resolve(file), rec.toString() + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     }
 
-    private static String num(JsonNode n, String f) {
-        return n.path(f).isNumber() ? String.format("%.3f", n.get(f).asDouble()) : "-";
+    private static Double num(JsonNode n, String f) {
+        return n.path(f).isNumber() ? n.get(f).asDouble() : null;
     }
 }
