@@ -55,13 +55,15 @@ class LoopIT {
             s.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest"));
             s.start("trainer", List.of("-Dtrainer.artifact-dir=" + artifacts.resolve("checkpoints"), "-Dtrainer.batch-groups=1",
                     "-Dtrainer.model.context-length=4096", "-Dtrainer.model.layers=1", "-Dtrainer.model.heads=2", "-Dtrainer.model.width=16",
-                    "-Dtrainer.optim.micro-batch=1", "-Dtrainer.poll=PT0.5S"));
+                    "-Dtrainer.optim.micro-batch=1", "-Dtrainer.poll=PT0.5S",
+                    // the random policy seldom solves a task: the profile's accuracy filter would leave no group to train on
+                    "-Dtrainer.dynamic-sampling=reward"));
             s.start("rubric-prm", List.of());
             s.start("verifier", List.of("-Dverifier.sandbox-root=/tmp/alice-rl-e2e-verifier"));
             s.start("sandbox-runner", List.of("-Drunner.policy=random", "-Drunner.random-submit-probability=0.5", "-Drunner.id=e2e-runner",
                     "-Drunner.sandbox-root=/tmp/alice-rl-e2e-runner", "-Drunner.artifact-dir=" + artifacts.resolve("trajectories"),
                     "-Drunner.max-context-tokens=4096", "-Drunner.inference-url=" + s.uri("inference", "")));
-            s.start("task-dispatcher", List.of("-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4"));
+            s.start("task-dispatcher", List.of("-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4", "-Ddispatcher.pace.groups-per-version=0"));
             s.awaitReady(Duration.ofMinutes(3));
 
             try (var producer = new KafkaProducer<String, byte[]>(TestStack.producerProperties())) {

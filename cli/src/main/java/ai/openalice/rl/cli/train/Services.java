@@ -7,15 +7,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The six services with the settings of the main job: a small GPT trained on this machine's CPU
- * (2 layers, width 128, 4,096-token byte context), groups of {@code groupSize}, a checkpoint per
- * step; during the warm start the runner replays oracle trajectories and the trainer imitates the
+ * The six services with the settings of the main job: the run profile ({@code RunProfile}, the
+ * services' own defaults: a small GPT trained on this machine's CPU, 2 layers, width 128, 4,096-token
+ * byte context) with this run's options on top, groups of {@code groupSize}, a checkpoint per step; during the warm start the runner replays oracle trajectories and the trainer imitates the
  * solved ones, then the trainer, the runner (now asking the inference service) and the dispatcher
  * restart for RL.
  */
 final class Services implements AutoCloseable {
     static final List<String> ALL = List.of("inference", "trainer", "rubric-prm", "verifier", "sandbox-runner", "task-dispatcher");
-    static final int CONTEXT = 4096;
 
     /**
      * What a run is made of (the options of {@code alice-rl train}): the sandbox backend, G, groups
@@ -85,7 +84,7 @@ final class Services implements AutoCloseable {
         return List.of("-Ddispatcher.group-size=" + g, "-Ddispatcher.max-in-flight=" + g * batch * (s.sync() ? 1 : 2), "-Ddispatcher.sync=" + s.sync(),
                 "-Ddispatcher.pace.groups-per-version=" + batch, "-Ddispatcher.pace.versions-ahead=2",
                 "-Ddispatcher.compact-filter=" + s.compactFilter(), "-Ddispatcher.curriculum-cohort=" + s.curriculumCohort(),
-                "-Ddispatcher.sampling.max-tokens-per-turn=256", "-Ddispatcher.sampling.temperature=" + s.temperature(), "-Ddispatcher.max-staleness=4");
+                "-Ddispatcher.sampling.temperature=" + s.temperature());
     }
 
     private List<String> trainer(String mode) {
@@ -97,18 +96,13 @@ final class Services implements AutoCloseable {
             args.add("-Dtrainer.init-optimizer=" + mode.equals("sft"));
         }
         args.addAll(List.of("-Dtrainer.mode=" + mode, "-Dtrainer.artifact-dir=" + state.resolve("checkpoints"), "-Dtrainer.batch-groups=" + batch,
-                "-Dtrainer.model.context-length=" + CONTEXT, "-Dtrainer.model.layers=2", "-Dtrainer.model.heads=4", "-Dtrainer.model.width=128",
                 "-Dtrainer.optim.lr=" + (mode.equals("sft") ? s.warmStartLr() : s.lr()),
                 "-Dtrainer.sft-context-weight=" + (mode.equals("sft") ? s.warmStartContextWeight() : 0),
                 // from random weights a high rate without warm-up spikes the loss (measured at 4e-3: 3.46 → 9.0 at step 7, then stuck at 3.2)
-                "-Dtrainer.optim.warmup-steps=" + (mode.equals("sft") ? 20 : 0), "-Dtrainer.optim.micro-batch=2", "-Dtrainer.max-staleness=4",
+                "-Dtrainer.optim.warmup-steps=" + (mode.equals("sft") ? 20 : 0),
                 // imitation fits the data at temperature 1, so that sampling below 1 sharpens what was learnt
                 "-Dtrainer.loss.temperature=" + (mode.equals("sft") ? 1.0 : s.temperature()),
-                "-Dtrainer.group-deadline=PT15M", "-Dtrainer.loss.compact-filter=" + s.compactFilter(),
-                "-Dtrainer.loss.aggregation=" + s.lossAggregation(),
-                // a group that only the rubric tells apart moved the built-in model off what it had learnt (measured: a warm start
-                // that solved a task 4 times in 4 solved it 0 times after 12 such steps at 5e-4)
-                "-Dtrainer.dynamic-sampling=outcome"));
+                "-Dtrainer.loss.compact-filter=" + s.compactFilter(), "-Dtrainer.loss.aggregation=" + s.lossAggregation()));
         return args;
     }
 
@@ -118,8 +112,8 @@ final class Services implements AutoCloseable {
             oracle = true;
         }
         var args = new ArrayList<>(List.of("-Drunner.sandbox-backend=" + s.sandbox(), "-Drunner.sandbox-root=" + state.resolve("sandboxes/runner"),
-                "-Drunner.artifact-dir=" + state.resolve("artifacts/trajectories"), "-Drunner.max-context-tokens=" + CONTEXT,
-                "-Drunner.id=train-runner", "-Drunner.inference-url=" + supervisor.uri("inference", ""), "-Drunner.system-prompt=brief",
+                "-Drunner.artifact-dir=" + state.resolve("artifacts/trajectories"),
+                "-Drunner.id=train-runner", "-Drunner.inference-url=" + supervisor.uri("inference", ""),
                 "-Dsmallrye.messaging.worker.episodes.max-concurrency=" + s.rolloutWorkers()));
         if (oracle) {
             args.addAll(List.of("-Drunner.policy=oracle", "-Drunner.oracle-tasks=" + state.resolve("suite/train.jsonl"),

@@ -1,5 +1,6 @@
 package ai.openalice.rl.cli.train;
 
+import ai.openalice.rl.events.RunProfile;
 import ai.openalice.rl.cli.suite.TinySwe;
 import ai.openalice.rl.core.loss.Aggregation;
 import ai.openalice.rl.events.Envelope;
@@ -72,10 +73,10 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the generated task suite (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--group-size", defaultValue = "8", description = "Rollouts per task in a GRPO group (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--group-size", defaultValue = RunProfile.GROUP_SIZE, description = "Rollouts per task in a GRPO group (default: ${DEFAULT-VALUE}).")
     int groupSize;
 
-    @Option(names = "--batch-groups", defaultValue = "1", description = "Groups per trainer step (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--batch-groups", defaultValue = RunProfile.BATCH_GROUPS, description = "Groups per trainer step (default: ${DEFAULT-VALUE}).")
     int batchGroups;
 
     @Option(names = "--sync", description = "Synchronous scheduling (one batch per policy version, then wait for the checkpoint): the baseline"
@@ -86,7 +87,7 @@ public final class TrainCommand implements Callable<Integer> {
             + " probability P (measures the loop's throughput without a competent model; not training anything useful).")
     Double oracleRl;
 
-    @Option(names = "--temperature", defaultValue = "0.7", description = "Sampling temperature of RL rollouts and probes; the trainer"
+    @Option(names = "--temperature", defaultValue = RunProfile.TEMPERATURE, description = "Sampling temperature of RL rollouts and probes; the trainer"
             + " compares log-probabilities under the same temperature (default: ${DEFAULT-VALUE}).")
     double temperature;
 
@@ -110,17 +111,17 @@ public final class TrainCommand implements Callable<Integer> {
             + " in the warm start's loss against an action token (0: actions only; default: ${DEFAULT-VALUE}).")
     double warmStartContextWeight;
 
-    @Option(names = "--compact-filter", negatable = true, defaultValue = "false", fallbackValue = "true", description = "DeepSWE's compact"
+    @Option(names = "--compact-filter", negatable = true, defaultValue = RunProfile.COMPACT_FILTER, fallbackValue = "true", description = "DeepSWE's compact"
             + " filtering: episodes that ran out of turns, context or time leave their group (default: off, they keep their verdict — with"
             + " the filter on, the only failures the trainer sees are submitted ones, and RL taught the bundled model to stop submitting).")
     boolean compactFilter;
 
-    @Option(names = "--submit-required", negatable = true, defaultValue = "true", fallbackValue = "true", description = "Only a submitted"
+    @Option(names = "--submit-required", negatable = true, defaultValue = RunProfile.SUBMIT_REQUIRED, fallbackValue = "true", description = "Only a submitted"
             + " fix is rewarded as one: an episode that ran out of turns, context or time gets r_exec = 0 whatever its diff"
             + " (rubric.submit-required; default: on; for use without the compact filter).")
     boolean submitRequired;
 
-    @Option(names = "--loss-aggregation", defaultValue = "seq-mean-token-mean", description = "How the RL loss weighs tokens"
+    @Option(names = "--loss-aggregation", defaultValue = RunProfile.LOSS_AGGREGATION, description = "How the RL loss weighs tokens"
             + " (trainer.loss.aggregation): seq-mean-token-mean (the default: every episode pushes by its advantage, whatever its length),"
             + " seq-mean-token-sum-norm (DeepSWE: every token 1/L_max, so long failing episodes push hardest), seq-mean-token-sum, token-mean.")
     String lossAggregation;
@@ -129,7 +130,7 @@ public final class TrainCommand implements Callable<Integer> {
             + " task field share the curriculum's bench (dispatcher.curriculum-cohort; e.g. family, tiny-swe's bug family; default: none).")
     String curriculumCohort;
 
-    @Option(names = "--lr", defaultValue = "2e-4", description = "Learning rate of RL (GRPO++) steps (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--lr", defaultValue = RunProfile.LR, description = "Learning rate of RL (GRPO++) steps (default: ${DEFAULT-VALUE}).")
     double lr;
 
     @Option(names = "--init-checkpoint", paramLabel = "DIR", description = "Start from this checkpoint folder (e.g. another run's"

@@ -2,7 +2,6 @@ package ai.openalice.rl.servicekit;
 
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.TaskAccepted;
-import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskParser;
 import io.vertx.core.json.JsonObject;
@@ -14,7 +13,7 @@ import java.util.Optional;
 
 /**
  * A service's replica of the task versions the task-dispatcher accepted, from {@code tasks.accepted},
- * in {@code <schema>.tasks(task_id, version, content_hash, body)}. The replica never decides a
+ * in {@code <schema>.tasks(task_id, version, content_hash, body)} (read through the {@link Inbox}). The replica never decides a
  * version: it stores what the dispatcher announced, by (taskId, version), and the dispatcher's word
  * wins over whatever the row held before (rows a release before tasks.accepted derived itself).
  */
@@ -31,17 +30,6 @@ public final class TaskReplica {
 
     /** A task version as the replica holds it: parsed, with the content hash the dispatcher gave it. */
     public record Replicated(int version, String contentHash, Task task) {}
-
-    /** Stores one {@code tasks.accepted} record; a record that cannot be read throws {@link MalformedEventException} (to the dead-letter topic). */
-    public TaskAccepted accept(byte[] value) {
-        return switch (EventCodec.<TaskAccepted>decode(Topic.TASKS_ACCEPTED, value)) {
-            case EventCodec.Decoded.Malformed<TaskAccepted> m -> throw new MalformedEventException(m.reason());
-            case EventCodec.Decoded.Ok<TaskAccepted> ok -> {
-                upsert(ok.envelope().payload());
-                yield ok.envelope().payload();
-            }
-        };
-    }
 
     /** Stores a task version; a redelivery changes nothing, and other content under the same version is replaced by the dispatcher's. */
     public void upsert(TaskAccepted a) {

@@ -42,7 +42,7 @@ class DispatcherRestartIT {
         }
         var cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dquarkus.http.port=" + http, "-Dalice.topic-suffix=" + suffix, "-Ddispatcher.tick=200ms",
-                "-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4",
+                "-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4", "-Ddispatcher.pace.groups-per-version=0",
                 "-Dkafka.bootstrap.servers=" + TestStack.kafkaBootstrap(),
                 "-Dquarkus.datasource.jdbc.url=" + TestStack.jdbcUrl(),
                 "-Dquarkus.datasource.reactive.url=" + System.getProperty("alice.db.reactive-url"),

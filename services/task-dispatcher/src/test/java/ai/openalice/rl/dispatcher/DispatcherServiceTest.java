@@ -71,6 +71,9 @@ class DispatcherServiceTest {
     @Inject
     Pool pool;
 
+    @Inject
+    ai.openalice.rl.servicekit.Inbox inbox;
+
     @BeforeEach
     void clean() {
         DispatcherFixture.reset(pool);
@@ -279,6 +282,22 @@ class DispatcherServiceTest {
         assertEquals(1.0, o.get("bestOfK.hybrid").asDouble(), 1e-12); // 0.5·1 + 0.5·0.3 = 0.65 > 0.5·0 + 0.5·0.9 = 0.45
         assertEquals(400, http(uri("/evals"), "POST", "{\"taskIds\": [\"nope\"], \"k\": 2, \"policyVersion\": 3}").status());
         assertEquals(400, http(uri("/evals"), "POST", "{\"taskIds\": [\"ev-a\"], \"k\": 0, \"policyVersion\": 3}").status());
+    }
+
+    /** The task-dispatcher only observes the rollout topics, but an event it cannot read is still dead-lettered, never skipped silently. */
+    @Test
+    void anEventItCannotReadGoesToTheDeadLetterTopicWithTheReason() throws Exception {
+        send(scoredTopic, "junk", "{not json".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        String dlq = inbox.deadLetterTopic(Topic.REWARDS_SCORED);
+        await("the dead letter on " + dlq, () -> records(dlq, 1, Duration.ofSeconds(3)).stream().anyMatch(r ->
+                header(r, ai.openalice.rl.servicekit.Inbox.REASON_HEADER).startsWith("not JSON")
+                        && header(r, ai.openalice.rl.servicekit.Inbox.TOPIC_HEADER).equals(scoredTopic)
+                        && header(r, ai.openalice.rl.servicekit.Inbox.CONSUMER_HEADER).contains("dispatcher")));
+    }
+
+    static String header(org.apache.kafka.clients.consumer.ConsumerRecord<String, byte[]> r, String name) {
+        var h = r.headers().lastHeader(name);
+        return h == null ? "" : new String(h.value(), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     static List<RolloutRequested> inGroup(List<RolloutRequested> all, UUID g) {

@@ -41,6 +41,7 @@ class TrainerCrashIT {
         var cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dquarkus.http.port=" + http, "-Dalice.topic-suffix=" + suffix, "-Dtrainer.artifact-dir=" + artifacts,
                 "-Dtrainer.batch-groups=1", "-Dtrainer.checkpoint-every=2", "-Dtrainer.poll=PT0.2S", "-Dtrainer.max-staleness=100",
+                "-Dtrainer.dynamic-sampling=reward",
                 "-Dtrainer.model.context-length=64", "-Dtrainer.model.layers=1", "-Dtrainer.model.heads=2", "-Dtrainer.model.width=16",
                 "-Dai.djl.offline=true",
                 "-Dkafka.bootstrap.servers=" + TestStack.kafkaBootstrap(),

@@ -20,24 +20,26 @@ public class CheckpointConsumer {
     @Inject
     ModelRegistry registry;
 
+    @Inject
+    ai.openalice.rl.servicekit.Inbox inbox;
+
     @Incoming("checkpoints-published")
     @Blocking
     public void checkpoint(byte[] value) {
-        switch (EventCodec.<CheckpointPublished>decode(Topic.CHECKPOINTS_PUBLISHED, value)) {
-            case EventCodec.Decoded.Malformed<CheckpointPublished> m -> LOG.warnf("ignoring a malformed checkpoint event: %s", m.reason());
-            case EventCodec.Decoded.Ok<CheckpointPublished> ok -> {
-                CheckpointPublished c = ok.envelope().payload();
-                Path onnx;
-                try {
-                    onnx = Path.of(URI.create(c.onnx().uri()));
-                } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
-                    LOG.warnf("checkpoint v%d: %s is not a local file URI (%s); still serving the current version", c.policyVersion(),
-                            c.onnx().uri(), e.getMessage());
-                    return;
-                }
-                var outcome = registry.load(onnx.getParent(), c.onnx().sha256());
-                LOG.infof("checkpoint v%d: %s", c.policyVersion(), outcome);
-            }
+        var read = inbox.<CheckpointPublished>read(Topic.CHECKPOINTS_PUBLISHED, value);
+        if (read.isEmpty()) {
+            return;
         }
+        CheckpointPublished c = read.get().payload();
+        Path onnx;
+        try {
+            onnx = Path.of(URI.create(c.onnx().uri()));
+        } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
+            LOG.warnf("checkpoint v%d: %s is not a local file URI (%s); still serving the current version", c.policyVersion(),
+                    c.onnx().uri(), e.getMessage());
+            return;
+        }
+        var outcome = registry.load(onnx.getParent(), c.onnx().sha256());
+        LOG.infof("checkpoint v%d: %s", c.policyVersion(), outcome);
     }
 }

@@ -1,5 +1,6 @@
 package ai.openalice.rl.rubric.config;
 
+import ai.openalice.rl.events.RunProfile;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
@@ -17,7 +18,7 @@ public interface RubricConfig {
      * time, whatever its final diff (which the verifier still checks and reports). For training
      * without compact filtering, so that not submitting is never rewarded as a fix.
      */
-    @WithDefault("false")
+    @WithDefault(RunProfile.SUBMIT_REQUIRED)
     boolean submitRequired();
 
     /** Waiting for a rollout or task that trails its verdict (separate topics): attempts, doubling from the first pause. */

@@ -5,6 +5,7 @@ import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.MaskKind;
 import ai.openalice.rl.events.RewardScored;
 import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.events.TaskAccepted;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.Trajectory;
@@ -20,6 +21,7 @@ import ai.openalice.rl.rubric.model.RubricParser;
 import ai.openalice.rl.rubric.model.Scorer;
 import ai.openalice.rl.rubric.repository.RubricStore;
 import ai.openalice.rl.servicekit.BoundedRetry;
+import ai.openalice.rl.servicekit.Inbox;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -50,22 +52,24 @@ public class ScoringService {
     @Inject
     MeterRegistry metrics;
 
+    @Inject
+    Inbox inbox;
+
     /** One record of {@code tasks.accepted}: the dispatcher's version of a task, stored as it says. */
     public void rememberTask(byte[] value) {
-        store.tasks().accept(value);
+        inbox.<TaskAccepted>read(Topic.TASKS_ACCEPTED, value).ifPresent(in -> store.tasks().upsert(in.payload()));
     }
 
     public void rememberRollout(byte[] value) {
-        if (EventCodec.<RolloutCompleted>decode(Topic.ROLLOUTS_COMPLETED, value) instanceof EventCodec.Decoded.Ok<RolloutCompleted> ok) {
-            store.storeRollout(ok.envelope().payload());
-        }
+        inbox.<RolloutCompleted>read(Topic.ROLLOUTS_COMPLETED, value).ifPresent(in -> store.storeRollout(in.payload()));
     }
 
     public void score(byte[] value) {
-        Envelope<VerificationCompleted> in = switch (EventCodec.<VerificationCompleted>decode(Topic.VERIFICATIONS_COMPLETED, value)) {
-            case EventCodec.Decoded.Malformed<VerificationCompleted> m -> throw new IllegalArgumentException(m.reason());
-            case EventCodec.Decoded.Ok<VerificationCompleted> ok -> ok.envelope();
-        };
+        var read = inbox.<VerificationCompleted>read(Topic.VERIFICATIONS_COMPLETED, value);
+        if (read.isEmpty()) {
+            return;
+        }
+        Envelope<VerificationCompleted> in = read.get();
         VerificationCompleted v = in.payload();
         if (store.scored(v.rolloutId())) {
             metrics.counter("rubric_duplicates_total").increment();

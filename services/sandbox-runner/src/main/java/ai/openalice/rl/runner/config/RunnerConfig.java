@@ -1,5 +1,6 @@
 package ai.openalice.rl.runner.config;
 
+import ai.openalice.rl.events.RunProfile;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.nio.file.Path;
@@ -44,11 +45,11 @@ public interface RunnerConfig {
      * The system prompt: {@code full} (the call format and every tool described, for models that read
      * instructions) or {@code brief} (the tools named only, for the built-in model trained on this loop).
      */
-    @WithDefault("full")
+    @WithDefault(RunProfile.SYSTEM_PROMPT)
     SystemPrompt systemPrompt();
 
     /** Context budget of an episode in tokens (prompt + next completion). */
-    @WithDefault("4096")
+    @WithDefault(RunProfile.CONTEXT_LENGTH)
     int maxContextTokens();
 
     /** Git mirrors folder for tasks given as repo + base_commit. */

@@ -56,6 +56,9 @@ public class EpisodeService {
     public static final String CHANNEL = "rollouts-completed";
 
     @Inject
+    ai.openalice.rl.servicekit.Inbox inbox;
+
+    @Inject
     RunnerConfig config;
 
     @Inject
@@ -126,10 +129,11 @@ public class EpisodeService {
         if (stopping) {
             throw new IllegalStateException("runner " + owner + " is shutting down; the rollout stays for another runner");
         }
-        Envelope<RolloutRequested> in = switch (EventCodec.<RolloutRequested>decode(Topic.ROLLOUTS_REQUESTED, value)) {
-            case EventCodec.Decoded.Malformed<RolloutRequested> m -> throw new IllegalArgumentException(m.reason());
-            case EventCodec.Decoded.Ok<RolloutRequested> ok -> ok.envelope();
-        };
+        var read = inbox.<RolloutRequested>read(Topic.ROLLOUTS_REQUESTED, value);
+        if (read.isEmpty()) {
+            return;
+        }
+        Envelope<RolloutRequested> in = read.get();
         RolloutRequested r = in.payload();
         if (!leases.claim(r.rolloutId(), r.attempt(), owner, config.leaseTimeout())) {
             metrics.counter("runner_skipped_total").increment();

@@ -1,5 +1,6 @@
 package ai.openalice.rl.dispatcher.config;
 
+import ai.openalice.rl.events.RunProfile;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
@@ -15,11 +16,11 @@ public interface DispatcherConfig {
     boolean train();
 
     /** Rollouts per GRPO group (G). */
-    @WithDefault("8")
+    @WithDefault(RunProfile.GROUP_SIZE)
     int groupSize();
 
     /** Back-pressure: at most this many rollouts requested and not yet scored or failed. */
-    @WithDefault("64")
+    @WithDefault(RunProfile.MAX_IN_FLIGHT)
     int maxInFlight();
 
     /** At most this many groups per scheduling pass (one transaction), so requests flow out while capacity is large. */
@@ -35,7 +36,7 @@ public interface DispatcherConfig {
      * out of turns, context or time leave their group there, so the pacer does not count them as
      * valid when it judges whether a group can teach the trainer. Keep the two settings equal.
      */
-    @WithDefault("true")
+    @WithDefault(RunProfile.COMPACT_FILTER)
     boolean compactFilter();
 
     /** A rollout must be completed (rollouts.completed) this long after it was requested. */
@@ -51,7 +52,7 @@ public interface DispatcherConfig {
     int maxAttempts();
 
     /** Groups sampled more than this many policy versions behind the trainer are stale. */
-    @WithDefault("4")
+    @WithDefault(RunProfile.MAX_STALENESS)
     int maxStaleness();
 
     /**
@@ -73,7 +74,7 @@ public interface DispatcherConfig {
     /** See {@link #pace()}. */
     interface Pace {
         /** Training groups the trainer consumes per policy version (its batch-groups × checkpoint-every); 0: no pacing. */
-        @WithDefault("0")
+        @WithDefault(RunProfile.GROUPS_PER_VERSION)
         int groupsPerVersion();
 
         /** How many versions' worth of useful groups may be requested beyond what the trainer has consumed. */
@@ -118,13 +119,13 @@ public interface DispatcherConfig {
 
     /** Sampling parameters of the rollouts requested. */
     interface Sampling {
-        @WithDefault("1.0")
+        @WithDefault(RunProfile.TEMPERATURE)
         double temperature();
 
         @WithDefault("1.0")
         double topP();
 
-        @WithDefault("512")
+        @WithDefault(RunProfile.MAX_TOKENS_PER_TURN)
         int maxTokensPerTurn();
 
         /** A fixed seed for every rollout (reproducible runs); absent: the runner's own. */

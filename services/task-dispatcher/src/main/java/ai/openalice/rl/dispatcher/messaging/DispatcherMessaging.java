@@ -38,6 +38,9 @@ public class DispatcherMessaging {
     private static final Logger LOG = Logger.getLogger(DispatcherMessaging.class);
 
     @Inject
+    ai.openalice.rl.servicekit.Inbox inbox;
+
+    @Inject
     IntakeService intake;
 
     @Inject
@@ -105,13 +108,7 @@ public class DispatcherMessaging {
     }
 
     private <T extends EventPayload> void read(Topic topic, byte[] value, Consumer<T> handler) {
-        switch (EventCodec.<T>decode(topic, value)) {
-            case EventCodec.Decoded.Malformed<T> m -> {
-                metrics.counter("dispatcher_events_malformed_total", "topic", topic.topicName()).increment();
-                LOG.warnf("%s: unreadable event ignored: %s", topic.topicName(), m.reason());
-            }
-            case EventCodec.Decoded.Ok<T> ok -> handler.accept(ok.envelope().payload());
-        }
+        inbox.<T>read(topic, value).ifPresent(in -> handler.accept(in.payload()));
     }
 
     @Scheduled(every = "${dispatcher.tick:1s}", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,

@@ -1,5 +1,6 @@
 package ai.openalice.rl.trainer.config;
 
+import ai.openalice.rl.events.RunProfile;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.nio.file.Path;
@@ -39,15 +40,15 @@ public interface TrainerConfig {
      * equal; {@code outcome} also drops groups where every member solved or none did (DAPO's
      * accuracy filter), so the rubric's share only ranks members of a mixed group.
      */
-    @WithDefault("reward")
+    @WithDefault(RunProfile.DYNAMIC_SAMPLING)
     DynamicSampling dynamicSampling();
 
     /** Groups per training step. */
-    @WithDefault("4")
+    @WithDefault(RunProfile.BATCH_GROUPS)
     int batchGroups();
 
     /** A group is trained once all its members are scored, or this long after its first member arrived (with what it has). */
-    @WithDefault("PT10M")
+    @WithDefault(RunProfile.GROUP_DEADLINE)
     Duration groupDeadline();
 
     /** Advantages: an episode-level group estimator (rl-core: loo, grpo, drgrpo) or {@code gigpo} (per-turn, anchor-state groups). */
@@ -55,7 +56,7 @@ public interface TrainerConfig {
     String advantage();
 
     /** Groups sampled more than this many policy versions behind are dropped. */
-    @WithDefault("4")
+    @WithDefault(RunProfile.MAX_STALENESS)
     int maxStaleness();
 
     /** Publish a checkpoint every N steps (the consumed-sample ledger is committed with it). */
@@ -112,22 +113,22 @@ public interface TrainerConfig {
 
     /** The built-in model for a fresh start (a checkpoint brings its own). */
     interface Model {
-        @WithDefault("1024")
+        @WithDefault(RunProfile.CONTEXT_LENGTH)
         int contextLength();
 
-        @WithDefault("2")
+        @WithDefault(RunProfile.MODEL_LAYERS)
         int layers();
 
-        @WithDefault("2")
+        @WithDefault(RunProfile.MODEL_HEADS)
         int heads();
 
-        @WithDefault("64")
+        @WithDefault(RunProfile.MODEL_WIDTH)
         int width();
     }
 
     /** AdamW and the step's cut. */
     interface Optim {
-        @WithDefault("3e-4")
+        @WithDefault(RunProfile.LR)
         double lr();
 
         @WithDefault("0")
@@ -157,7 +158,7 @@ public interface TrainerConfig {
         int miniBatches();
 
         /** Rows per forward/backward pass (gradient accumulation beyond). */
-        @WithDefault("8")
+        @WithDefault(RunProfile.MICRO_BATCH)
         int microBatch();
     }
 
@@ -180,7 +181,7 @@ public interface TrainerConfig {
          * (every episode's push is its advantage, whatever its length), {@code seq-mean-token-sum},
          * {@code token-mean}.
          */
-        @WithDefault("seq-mean-token-sum-norm")
+        @WithDefault(RunProfile.LOSS_AGGREGATION)
         String aggregation();
 
         /** L_max of seq-mean-token-sum-norm; 0 = the model's context length. */
@@ -192,11 +193,11 @@ public interface TrainerConfig {
          * the group. Off, they keep their verdict: the final diff of a truncated episode is verified
          * too, and a policy that fixes the bug but never learnt to submit is then still rewarded.
          */
-        @WithDefault("true")
+        @WithDefault(RunProfile.COMPACT_FILTER)
         boolean compactFilter();
 
         /** The sampling temperature of the rollouts (log-probs are compared under it). */
-        @WithDefault("1.0")
+        @WithDefault(RunProfile.TEMPERATURE)
         double temperature();
     }
 }

@@ -35,6 +35,9 @@ public class TrainerService {
     private static final Logger LOG = Logger.getLogger(TrainerService.class);
 
     @Inject
+    ai.openalice.rl.servicekit.Inbox inbox;
+
+    @Inject
     TrainerStore store;
 
     @Inject
@@ -85,24 +88,19 @@ public class TrainerService {
     @Incoming("rewards-scored")
     @Blocking
     public void scored(byte[] value) {
-        switch (EventCodec.<RewardScored>decode(Topic.REWARDS_SCORED, value)) {
-            case EventCodec.Decoded.Malformed<RewardScored> m -> throw new IllegalArgumentException(m.reason());
-            case EventCodec.Decoded.Ok<RewardScored> ok -> {
-                if (!store.add(ok.envelope().payload())) {
-                    metrics.counter("trainer_late_samples_total").increment();
-                    LOG.debugf("%s arrived after its group was settled", ok.envelope().payload().rolloutId());
-                }
+        inbox.<RewardScored>read(Topic.REWARDS_SCORED, value).ifPresent(in -> {
+            if (!store.add(in.payload())) {
+                metrics.counter("trainer_late_samples_total").increment();
+                LOG.debugf("%s arrived after its group was settled", in.payload().rolloutId());
             }
-        }
+        });
     }
 
     @Incoming("rollouts-requested")
     @Blocking
     public void requested(byte[] value) {
-        if (EventCodec.<RolloutRequested>decode(Topic.ROLLOUTS_REQUESTED, value) instanceof EventCodec.Decoded.Ok<RolloutRequested> ok
-                && ok.envelope().payload().mode() == RolloutRequested.Mode.EVAL) {
-            store.markEvaluation(ok.envelope().payload().groupId());
-        }
+        inbox.<RolloutRequested>read(Topic.ROLLOUTS_REQUESTED, value).filter(in -> in.payload().mode() == RolloutRequested.Mode.EVAL)
+                .ifPresent(in -> store.markEvaluation(in.payload().groupId()));
     }
 
     @Scheduled(every = "1s", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,

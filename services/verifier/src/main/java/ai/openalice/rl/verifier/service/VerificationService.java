@@ -3,6 +3,7 @@ package ai.openalice.rl.verifier.service;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.events.TaskAccepted;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.VerificationCompleted;
@@ -10,7 +11,7 @@ import ai.openalice.rl.events.VerificationStatus;
 import ai.openalice.rl.harness.Harness;
 import ai.openalice.rl.harness.Verdict;
 import ai.openalice.rl.servicekit.BoundedRetry;
-import ai.openalice.rl.servicekit.MalformedEventException;
+import ai.openalice.rl.servicekit.Inbox;
 import ai.openalice.rl.servicekit.TaskReplica;
 import ai.openalice.rl.verifier.config.VerifierConfig;
 import ai.openalice.rl.verifier.messaging.Channels;
@@ -40,6 +41,9 @@ public class VerificationService {
     io.vertx.mutiny.sqlclient.Pool pool;
 
     @Inject
+    Inbox inbox;
+
+    @Inject
     VerificationRepository verifications;
 
     @Inject
@@ -64,18 +68,15 @@ public class VerificationService {
 
     /** One record of {@code tasks.accepted}: the dispatcher's version of a task, stored as it says. */
     public void rememberTask(byte[] value) {
-        var accepted = tasks.accept(value);
-        LOG.debugf("task %s v%d (%s)", accepted.taskId(), accepted.version(), accepted.contentHash());
+        inbox.<TaskAccepted>read(Topic.TASKS_ACCEPTED, value).ifPresent(in -> tasks.upsert(in.payload()));
     }
 
     public void verify(byte[] value) {
-        Envelope<RolloutCompleted> in = switch (EventCodec.<RolloutCompleted>decode(Topic.ROLLOUTS_COMPLETED, value)) {
-            case EventCodec.Decoded.Malformed<RolloutCompleted> m -> {
-                registry.counter("verifier_malformed_events_total").increment();
-                throw new MalformedEventException(m.reason());
-            }
-            case EventCodec.Decoded.Ok<RolloutCompleted> ok -> ok.envelope();
-        };
+        var read = inbox.<RolloutCompleted>read(Topic.ROLLOUTS_COMPLETED, value);
+        if (read.isEmpty()) {
+            return;
+        }
+        Envelope<RolloutCompleted> in = read.get();
         RolloutCompleted e = in.payload();
         if (!verifications.claim(e, owner, config.claimLease())) {
             registry.counter("verifier_duplicates_total").increment();

@@ -1,0 +1,103 @@
+package ai.openalice.rl.servicekit;
+
+import ai.openalice.rl.events.Envelope;
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.EventPayload;
+import ai.openalice.rl.events.Topic;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+/**
+ * How every service reads an event, with one policy for a record that cannot be read: it is
+ * counted ({@code alice_events_malformed_total{topic}}), sent to {@code <topic>.dlq} (the deployment's
+ * suffix after it) with the reason in the {@code dead-letter-reason} header, and skipped. Nothing is
+ * dropped silently, and a failure to process a well-formed event stays the channel's own business
+ * (its failure strategy: retried after a restart, or dead-lettered): a database outage never sends a
+ * good event to the dead-letter topic. When the dead letter itself cannot be sent, the read fails and
+ * the record is not acknowledged.
+ */
+@ApplicationScoped
+public class Inbox {
+    private static final Logger LOG = Logger.getLogger(Inbox.class);
+    /** The header with why the record is there, as SmallRye's own dead-letter strategy names it. */
+    public static final String REASON_HEADER = "dead-letter-reason";
+    /** The header naming the topic the record was read from. */
+    public static final String TOPIC_HEADER = "dead-letter-topic";
+    /** The header naming the service that could not read it (several services read one topic). */
+    public static final String CONSUMER_HEADER = "dead-letter-consumer";
+
+    @Inject
+    MeterRegistry metrics;
+
+    @ConfigProperty(name = "kafka.bootstrap.servers")
+    String bootstrap;
+
+    @ConfigProperty(name = "alice.topic-suffix", defaultValue = "")
+    String suffix;
+
+    @ConfigProperty(name = "quarkus.application.name", defaultValue = "unknown")
+    String service;
+
+    private KafkaProducer<String, byte[]> producer;
+
+    /** The event in {@code value}, read from {@code topic}; empty when it could not be read (it was dead-lettered). */
+    public <P extends EventPayload> Optional<Envelope<P>> read(Topic topic, byte[] value) {
+        return switch (EventCodec.<P>decode(topic, value)) {
+            case EventCodec.Decoded.Ok<P> ok -> Optional.of(ok.envelope());
+            case EventCodec.Decoded.Malformed<P> m -> {
+                deadLetter(topic, value, m.reason());
+                yield Optional.empty();
+            }
+        };
+    }
+
+    /** The name of {@code topic}'s dead-letter topic on this deployment. */
+    public String deadLetterTopic(Topic topic) {
+        return topic.topicName() + ".dlq" + suffix;
+    }
+
+    private void deadLetter(Topic topic, byte[] value, String reason) {
+        metrics.counter("alice_events_malformed_total", "topic", topic.topicName()).increment();
+        var record = new ProducerRecord<String, byte[]>(deadLetterTopic(topic), null, value == null ? new byte[0] : value);
+        record.headers().add(REASON_HEADER, reason.getBytes(StandardCharsets.UTF_8));
+        record.headers().add(TOPIC_HEADER, (topic.topicName() + suffix).getBytes(StandardCharsets.UTF_8));
+        record.headers().add(CONSUMER_HEADER, service.getBytes(StandardCharsets.UTF_8));
+        try {
+            producer().send(record).get(30, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException(topic.topicName() + ": cannot send an unreadable record to " + deadLetterTopic(topic) + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while dead-lettering", e);
+        }
+        LOG.warnf("%s: a record that cannot be read went to %s: %s", topic.topicName(), deadLetterTopic(topic), reason);
+    }
+
+    private synchronized KafkaProducer<String, byte[]> producer() {
+        if (producer == null) {
+            producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all",
+                    ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000), new StringSerializer(), new ByteArraySerializer());
+        }
+        return producer;
+    }
+
+    @PreDestroy
+    synchronized void close() {
+        if (producer != null) {
+            producer.close(java.time.Duration.ofSeconds(5));
+        }
+    }
+}
