@@ -45,8 +45,9 @@ public class Inbox {
     @ConfigProperty(name = "kafka.bootstrap.servers")
     String bootstrap;
 
-    @ConfigProperty(name = "alice.topic-suffix", defaultValue = "")
-    String suffix;
+    /** Empty in a deployment (an empty value is no value to MicroProfile Config); tests isolate their topics with it. */
+    @ConfigProperty(name = "alice.topic-suffix")
+    Optional<String> topicSuffix;
 
     @ConfigProperty(name = "quarkus.application.name", defaultValue = "unknown")
     String service;
@@ -66,14 +67,14 @@ public class Inbox {
 
     /** The name of {@code topic}'s dead-letter topic on this deployment. */
     public String deadLetterTopic(Topic topic) {
-        return topic.topicName() + ".dlq" + suffix;
+        return topic.topicName() + ".dlq" + topicSuffix.orElse("");
     }
 
     private void deadLetter(Topic topic, byte[] value, String reason) {
         metrics.counter("alice_events_malformed_total", "topic", topic.topicName()).increment();
         var record = new ProducerRecord<String, byte[]>(deadLetterTopic(topic), null, value == null ? new byte[0] : value);
         record.headers().add(REASON_HEADER, reason.getBytes(StandardCharsets.UTF_8));
-        record.headers().add(TOPIC_HEADER, (topic.topicName() + suffix).getBytes(StandardCharsets.UTF_8));
+        record.headers().add(TOPIC_HEADER, (topic.topicName() + topicSuffix.orElse("")).getBytes(StandardCharsets.UTF_8));
         record.headers().add(CONSUMER_HEADER, service.getBytes(StandardCharsets.UTF_8));
         try {
             producer().send(record).get(30, TimeUnit.SECONDS);
