@@ -9,9 +9,10 @@ import java.util.Map;
 /**
  * The six services with the settings of the main job: the run profile ({@code RunProfile}, the
  * services' own defaults: a small GPT trained on this machine's CPU, 2 layers, width 128, 4,096-token
- * byte context) with this run's options on top, groups of {@code groupSize}, a checkpoint per step; during the warm start the runner replays oracle trajectories and the trainer imitates the
- * solved ones, then the trainer, the runner (now asking the inference service) and the dispatcher
- * restart for RL.
+ * byte context) with this run's options on top, groups of {@code groupSize}, a checkpoint per step.
+ * During the warm start the runner replays oracle trajectories and the trainer imitates the solved
+ * ones, then the trainer, the runner (now asking the inference service) and the dispatcher restart
+ * for RL.
  */
 final class Services implements AutoCloseable {
     static final List<String> ALL = List.of("inference", "trainer", "rubric-prm", "verifier", "sandbox-runner", "task-dispatcher");
