@@ -3,7 +3,7 @@ package ai.openalice.rl.dispatcher.messaging;
 import ai.openalice.rl.dispatcher.repository.GroupStore;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.dispatcher.service.IntakeService;
-import ai.openalice.rl.dispatcher.service.Progress;
+import ai.openalice.rl.dispatcher.service.RolloutLifecycle;
 import ai.openalice.rl.dispatcher.service.Scheduler;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.EventCodec;
@@ -44,7 +44,7 @@ public class DispatcherMessaging {
     IntakeService intake;
 
     @Inject
-    Progress progress;
+    RolloutLifecycle lifecycle;
 
     @Inject
     Scheduler scheduler;
@@ -86,25 +86,25 @@ public class DispatcherMessaging {
     @Incoming("rollouts-completed")
     @Blocking
     public void completed(byte[] value) {
-        this.<RolloutCompleted>read(Topic.ROLLOUTS_COMPLETED, value, progress::completed);
+        this.<RolloutCompleted>read(Topic.ROLLOUTS_COMPLETED, value, lifecycle::completed);
     }
 
     @Incoming("verifications-completed")
     @Blocking
     public void verified(byte[] value) {
-        this.<VerificationCompleted>read(Topic.VERIFICATIONS_COMPLETED, value, progress::verified);
+        this.<VerificationCompleted>read(Topic.VERIFICATIONS_COMPLETED, value, lifecycle::verified);
     }
 
     @Incoming("rewards-scored")
     @Blocking
     public void scored(byte[] value) {
-        this.<RewardScored>read(Topic.REWARDS_SCORED, value, progress::scored);
+        this.<RewardScored>read(Topic.REWARDS_SCORED, value, lifecycle::scored);
     }
 
     @Incoming("checkpoints-published")
     @Blocking
     public void checkpoint(byte[] value) {
-        this.<CheckpointPublished>read(Topic.CHECKPOINTS_PUBLISHED, value, progress::checkpoint);
+        this.<CheckpointPublished>read(Topic.CHECKPOINTS_PUBLISHED, value, lifecycle::checkpoint);
     }
 
     private <T extends EventPayload> void read(Topic topic, byte[] value, Consumer<T> handler) {

@@ -1,6 +1,7 @@
 package ai.openalice.rl.dispatcher.repository;
 
 import ai.openalice.rl.dispatcher.config.DispatcherConfig;
+import ai.openalice.rl.dispatcher.model.RolloutState;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RolloutRequested;
@@ -17,17 +18,17 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * Groups and the per-rollout state machine: {@code pending} (an evaluation group waiting for
- * capacity) → {@code requested} → {@code completed} → {@code verified} → {@code scored}; or
- * {@code retried} (this attempt was lost or hit an infrastructure failure; the member's next
- * attempt carries on), {@code failed} (out of attempts, with the reason), {@code dropped} (stale).
- * Every request is queued in the outbox in the transaction that records it.
+ * Groups and the per-rollout state machine, as {@link RolloutState}'s transition table says:
+ * every update moves a rollout only from the states its target lists. Every request is queued in
+ * the outbox in the transaction that records it.
  */
 @ApplicationScoped
 public class GroupStore {
     public static final String CHANNEL = "rollouts-requested";
-    /** States in which a rollout counts as in flight. */
-    public static final String[] LIVE = {"requested", "completed", "verified"};
+    /** States in which a rollout counts as in flight, as a SQL array parameter. */
+    public static final String[] LIVE = RolloutState.wires(RolloutState.LIVE);
+    /** States of a member that keep its group from finishing (live, or pending capacity). */
+    static final String[] UNFINISHED = RolloutState.wires(RolloutState.UNFINISHED);
 
     @Inject
     DispatcherConfig config;
@@ -44,8 +45,8 @@ public class GroupStore {
             if (requested) {
                 request(sql, task, group, rollout, policyVersion, size, m, 1, mode, evalRunId);
             } else {
-                sql.query("INSERT INTO dispatcher.rollouts (rollout_id, group_id, member_index, attempt, state) VALUES ($1, $2, $3, 1, 'pending')",
-                        rollout, group, m);
+                sql.query("INSERT INTO dispatcher.rollouts (rollout_id, group_id, member_index, attempt, state) VALUES ($1, $2, $3, 1, $4)",
+                        rollout, group, m, RolloutState.PENDING.wire());
             }
         }
         return group;
@@ -55,7 +56,8 @@ public class GroupStore {
     public void release(Sql sql, Row group, TaskStore.Versioned task) {
         UUID id = group.getUUID("group_id");
         sql.query("UPDATE dispatcher.groups SET state = 'requested' WHERE group_id = $1", id);
-        for (Row r : sql.query("DELETE FROM dispatcher.rollouts WHERE group_id = $1 AND state = 'pending' RETURNING rollout_id, member_index", id)) {
+        for (Row r : sql.query("DELETE FROM dispatcher.rollouts WHERE group_id = $1 AND state = $2 RETURNING rollout_id, member_index", id,
+                RolloutState.PENDING.wire())) {
             request(sql, task, id, r.getUUID("rollout_id"), group.getLong("policy_version"),
                     group.getInteger("size"), r.getInteger("member_index"), 1, RolloutRequested.Mode.of(group.getString("mode")),
                     group.getUUID("eval_run_id"));
@@ -66,8 +68,8 @@ public class GroupStore {
             RolloutRequested.Mode mode, UUID evalRunId) {
         Task task = versioned.task();
         Instant deadline = Instant.now().plus(runDeadline(task));
-        sql.query("INSERT INTO dispatcher.rollouts (rollout_id, group_id, member_index, attempt, state, deadline) VALUES ($1, $2, $3, $4, 'requested', $5)",
-                rollout, group, member, attempt, deadline.atOffset(ZoneOffset.UTC));
+        sql.query("INSERT INTO dispatcher.rollouts (rollout_id, group_id, member_index, attempt, state, deadline) VALUES ($1, $2, $3, $4, $6, $5)",
+                rollout, group, member, attempt, deadline.atOffset(ZoneOffset.UTC), RolloutState.REQUESTED.wire());
         var s = config.sampling();
         var event = Envelope.of(new RolloutRequested(task.instanceId(), group, rollout, policyVersion, size, member, attempt, mode, evalRunId,
                 task.agentView(versioned.version(), versioned.contentHash()), new RolloutRequested.Sampling(s.temperature(), s.topP(), s.maxTokensPerTurn(), s.seed().orElse(null)),
@@ -81,17 +83,17 @@ public class GroupStore {
         return episode.compareTo(config.runDeadline()) > 0 ? episode : config.runDeadline();
     }
 
-    /** Moves a live rollout forward; empty when it is unknown or already past {@code from} (a late or repeated event). */
-    public Optional<Row> advance(Sql sql, UUID rollout, String to, List<String> from, Instant deadline) {
+    /** Moves a live rollout forward; empty when it is unknown or not in a state {@code to} follows (a late or repeated event). */
+    public Optional<Row> advance(Sql sql, UUID rollout, RolloutState to, Instant deadline) {
         return sql.one("UPDATE dispatcher.rollouts SET state = $2, deadline = $3, updated_at = now() WHERE rollout_id = $1 AND state = ANY($4)"
-                + " RETURNING group_id", rollout, to, deadline == null ? null : deadline.atOffset(ZoneOffset.UTC), from.toArray(String[]::new));
+                + " RETURNING group_id", rollout, to.wire(), deadline == null ? null : deadline.atOffset(ZoneOffset.UTC), RolloutState.wires(to.from()));
     }
 
     /** Records the score of a rollout (the end of its road). */
     public Optional<Row> score(Sql sql, UUID rollout, boolean masked, boolean truncated, Integer rExec, Double reward, Double sPrm, long tokens) {
-        return sql.one("UPDATE dispatcher.rollouts SET state = 'scored', masked = $2, r_exec = $3, reward = $4, s_prm = $5, tokens = $6,"
+        return sql.one("UPDATE dispatcher.rollouts SET state = $9, masked = $2, r_exec = $3, reward = $4, s_prm = $5, tokens = $6,"
                 + " truncated = $8, deadline = NULL, updated_at = now() WHERE rollout_id = $1 AND state = ANY($7) RETURNING group_id",
-                rollout, masked, rExec, reward, sPrm, tokens, LIVE, truncated);
+                rollout, masked, rExec, reward, sPrm, tokens, RolloutState.wires(RolloutState.SCORED.from()), truncated, RolloutState.SCORED.wire());
     }
 
     /**
@@ -99,8 +101,9 @@ public class GroupStore {
      * else the member is failed with the reason. Never a reward. False when the rollout was not live.
      */
     public boolean retry(Sql sql, UUID rollout, String reason, TaskStore tasks) {
-        var row = sql.one("UPDATE dispatcher.rollouts SET state = 'retried', reason = $2, deadline = NULL, updated_at = now()"
-                + " WHERE rollout_id = $1 AND state = ANY($3) RETURNING group_id, member_index, attempt", rollout, reason, LIVE);
+        var row = sql.one("UPDATE dispatcher.rollouts SET state = $4, reason = $2, deadline = NULL, updated_at = now()"
+                + " WHERE rollout_id = $1 AND state = ANY($3) RETURNING group_id, member_index, attempt", rollout, reason,
+                RolloutState.wires(RolloutState.RETRIED.from()), RolloutState.RETRIED.wire());
         if (row.isEmpty()) {
             return false;
         }
@@ -108,8 +111,8 @@ public class GroupStore {
         int attempt = row.get().getInteger("attempt");
         Row g = sql.one("SELECT * FROM dispatcher.groups WHERE group_id = $1", group).orElseThrow();
         if (attempt >= config.maxAttempts()) {
-            sql.query("UPDATE dispatcher.rollouts SET state = 'failed', reason = $2 WHERE rollout_id = $1", rollout,
-                    "gave up after " + attempt + " attempt(s); last: " + reason);
+            sql.query("UPDATE dispatcher.rollouts SET state = $3, reason = $2 WHERE rollout_id = $1", rollout,
+                    "gave up after " + attempt + " attempt(s); last: " + reason, RolloutState.FAILED.wire());
             return true;
         }
         var task = tasks.task(g.getString("task_id"), g.getInteger("task_version"))
@@ -121,8 +124,8 @@ public class GroupStore {
 
     /** The group's outcome once no member is live: (solved, valid) or empty while it is still running. */
     public Optional<Row> finishIfDone(Sql sql, UUID group) {
-        var live = sql.one("SELECT count(*) AS n FROM dispatcher.rollouts WHERE group_id = $1 AND state IN ('pending', 'requested', 'completed', 'verified')",
-                group).orElseThrow().getLong("n");
+        var live = sql.one("SELECT count(*) AS n FROM dispatcher.rollouts WHERE group_id = $1 AND state = ANY($2)", group, UNFINISHED)
+                .orElseThrow().getLong("n");
         if (live > 0) {
             return Optional.empty();
         }

@@ -1,6 +1,7 @@
 package ai.openalice.rl.dispatcher.service;
 
 import ai.openalice.rl.dispatcher.config.DispatcherConfig;
+import ai.openalice.rl.dispatcher.model.RolloutState;
 import ai.openalice.rl.dispatcher.repository.GroupStore;
 import ai.openalice.rl.servicekit.Sql;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
@@ -17,21 +18,21 @@ import io.vertx.mutiny.sqlclient.Row;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.jboss.logging.Logger;
 
 /**
- * The downstream events drive each rollout's state; infrastructure failures (of the episode or of
- * the verification) are retried, never counted against the policy. When the last member of a
+ * The rollout lifecycle: the downstream events drive each rollout's state (the transition table
+ * of {@link ai.openalice.rl.dispatcher.model.RolloutState}); infrastructure failures (of the episode
+ * or of the verification) are retried, never counted against the policy. When the last member of a
  * group is settled the group is finished: its solve rate goes to the task's history and to the
  * curriculum, its lag to the staleness histogram. New checkpoints advance the policy version and
  * drop (or refresh) training groups that fell more than {@code max-staleness} versions behind.
  */
 @ApplicationScoped
-public class Progress {
-    private static final Logger LOG = Logger.getLogger(Progress.class);
+public class RolloutLifecycle {
+    private static final Logger LOG = Logger.getLogger(RolloutLifecycle.class);
 
     @Inject
     Pool pool;
@@ -54,7 +55,7 @@ public class Progress {
                 String why = "infra_error in the episode" + (e.error() == null ? "" : ": " + e.error().kind() + ": " + e.error().message());
                 retried(sql, e.rolloutId(), why);
             } else {
-                count(groups.advance(sql, e.rolloutId(), "completed", List.of("requested"), Instant.now().plus(config.scoreDeadline())).isPresent());
+                count(groups.advance(sql, e.rolloutId(), RolloutState.COMPLETED, Instant.now().plus(config.scoreDeadline())).isPresent());
             }
             return null;
         });
@@ -65,8 +66,7 @@ public class Progress {
             if (e.status() == VerificationStatus.INFRA_ERROR) {
                 retried(sql, e.rolloutId(), "infra_error in the verification: " + e.error());
             } else {
-                count(groups.advance(sql, e.rolloutId(), "verified", List.of("requested", "completed"), Instant.now().plus(config.scoreDeadline()))
-                        .isPresent());
+                count(groups.advance(sql, e.rolloutId(), RolloutState.VERIFIED, Instant.now().plus(config.scoreDeadline())).isPresent());
             }
             return null;
         });
@@ -177,8 +177,8 @@ public class Progress {
                 long lag = current - g.getLong("policy_version");
                 String reason = "stale: sampled at policy v" + g.getLong("policy_version") + ", trainer at v" + current + " (max-staleness "
                         + config.maxStaleness() + ")";
-                sql.query("UPDATE dispatcher.rollouts SET state = 'dropped', reason = $2, deadline = NULL WHERE group_id = $1"
-                        + " AND state IN ('requested', 'completed', 'verified')", id, reason);
+                sql.query("UPDATE dispatcher.rollouts SET state = $3, reason = $2, deadline = NULL WHERE group_id = $1 AND state = ANY($4)", id, reason,
+                        RolloutState.DROPPED.wire(), RolloutState.wires(RolloutState.DROPPED.from()));
                 sql.query("UPDATE dispatcher.groups SET state = 'dropped', reason = $2, finished_at = now() WHERE group_id = $1", id, reason);
                 sql.query("INSERT INTO dispatcher.staleness (lag, dropped) VALUES ($1, 1) ON CONFLICT (lag) DO UPDATE SET dropped = dispatcher.staleness.dropped + 1",
                         lag);

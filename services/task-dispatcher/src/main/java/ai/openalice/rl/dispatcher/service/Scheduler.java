@@ -1,6 +1,7 @@
 package ai.openalice.rl.dispatcher.service;
 
 import ai.openalice.rl.dispatcher.config.DispatcherConfig;
+import ai.openalice.rl.dispatcher.model.RolloutState;
 import ai.openalice.rl.dispatcher.repository.GroupStore;
 import ai.openalice.rl.servicekit.Sql;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
@@ -47,7 +48,7 @@ public class Scheduler {
     MeterRegistry metrics;
 
     @Inject
-    Progress progress;
+    RolloutLifecycle lifecycle;
 
     @Inject
     Pacer pacer;
@@ -73,7 +74,7 @@ public class Scheduler {
             if (!sql.one("SELECT pg_try_advisory_xact_lock($1) AS ok", LOCK).orElseThrow().getBoolean("ok")) {
                 return 0;
             }
-            long live = sql.one("SELECT count(*) AS n FROM dispatcher.rollouts WHERE state IN ('requested', 'completed', 'verified')")
+            long live = sql.one("SELECT count(*) AS n FROM dispatcher.rollouts WHERE state = ANY($1)", (Object) GroupStore.LIVE)
                     .orElseThrow().getLong("n");
             int n = 0;
             for (Row g : sql.query("SELECT * FROM dispatcher.groups WHERE state = 'pending' ORDER BY created_at, group_id LIMIT $1",
@@ -142,16 +143,12 @@ public class Scheduler {
     public int watchDeadlines() {
         return Sql.transaction(pool, sql -> {
             int n = 0;
-            for (Row r : sql.query("SELECT rollout_id, group_id, state, attempt FROM dispatcher.rollouts WHERE state IN ('requested', 'completed', 'verified')"
-                    + " AND deadline < now() ORDER BY deadline LIMIT 100 FOR UPDATE SKIP LOCKED")) {
-                String waitingFor = switch (r.getString("state")) {
-                    case "requested" -> "rollouts.completed";
-                    case "completed" -> "verifications.completed";
-                    default -> "rewards.scored";
-                };
+            for (Row r : sql.query("SELECT rollout_id, group_id, state, attempt FROM dispatcher.rollouts WHERE state = ANY($1)"
+                    + " AND deadline < now() ORDER BY deadline LIMIT 100 FOR UPDATE SKIP LOCKED", (Object) GroupStore.LIVE)) {
+                String waitingFor = RolloutState.of(r.getString("state")).awaits();
                 String reason = "deadline passed in state " + r.getString("state") + " with no " + waitingFor + " (lost runner or lost event)";
                 groups.retry(sql, r.getUUID("rollout_id"), reason, tasks);
-                progress.finish(sql, r.getUUID("group_id"));
+                lifecycle.finish(sql, r.getUUID("group_id"));
                 metrics.counter("dispatcher_rollouts_retried_total", "reason", "deadline").increment();
                 LOG.warnf("rollout %s attempt %d: %s", r.getUUID("rollout_id"), r.getInteger("attempt"), reason);
                 n++;

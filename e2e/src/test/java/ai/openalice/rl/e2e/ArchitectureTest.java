@@ -1,0 +1,64 @@
+package ai.openalice.rl.e2e;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layering the code relies on, checked over every module's compiled classes (the reactor builds
+ * them before this module): algorithms and the services' {@code model} packages do no IO, and a
+ * library never reaches into a service.
+ */
+class ArchitectureTest {
+    static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    static final String[] IO = {"java.io..", "java.nio.file..", "java.net..", "java.sql..", "io.vertx..", "org.apache.kafka..", "io.quarkus..",
+            "jakarta..", "io.smallrye..", "ai.djl..", "ai.onnxruntime.."};
+    static final String[] SERVICES = {"ai.openalice.rl.dispatcher..", "ai.openalice.rl.runner..", "ai.openalice.rl.verifier..",
+            "ai.openalice.rl.rubric..", "ai.openalice.rl.trainer..", "ai.openalice.rl.inference.."};
+
+    static JavaClasses classes;
+
+    @BeforeAll
+    static void importEveryModule() throws Exception {
+        var dirs = new ArrayList<Path>();
+        for (String parent : new String[] {"libs", "services"}) {
+            try (Stream<Path> modules = Files.list(ROOT.resolve(parent))) {
+                modules.map(m -> m.resolve("target/classes")).filter(Files::isDirectory).forEach(dirs::add);
+            }
+        }
+        classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPaths(dirs);
+        // the rules below are only as good as what was imported: a library, a model package and a service at least
+        for (String known : new String[] {"ai.openalice.rl.core.filter.CompactFilter", "ai.openalice.rl.dispatcher.model.RolloutState",
+                "ai.openalice.rl.trainer.service.TrainingLoop"}) {
+            assertTrue(classes.contain(known), known + " was not imported from " + dirs);
+        }
+    }
+
+    @Test
+    void theAlgorithmsAndTheServicesModelsDoNoIo() {
+        noClasses().that().resideInAnyPackage("ai.openalice.rl.core..", "ai.openalice.rl.dispatcher.model..",
+                        "ai.openalice.rl.rubric.model..")
+                .should().dependOnClassesThat().resideInAnyPackage(IO)
+                .because("rl-core and the model packages are pure functions over records, tested by hand-worked numbers")
+                .check(classes);
+    }
+
+    @Test
+    void noLibraryImportsAService() {
+        noClasses().that().resideInAnyPackage("ai.openalice.rl.core..", "ai.openalice.rl.events..", "ai.openalice.rl.sandbox..",
+                        "ai.openalice.rl.harness..", "ai.openalice.rl.model..", "ai.openalice.rl.policy..", "ai.openalice.rl.agent..",
+                        "ai.openalice.rl.servicekit..")
+                .should().dependOnClassesThat().resideInAnyPackage(SERVICES)
+                .because("libraries are the services' common ground; a service is free to change what the others never see")
+                .check(classes);
+    }
+}
