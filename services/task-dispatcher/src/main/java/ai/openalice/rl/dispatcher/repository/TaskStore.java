@@ -95,17 +95,6 @@ public class TaskStore {
         return v != null && (v.isTextual() || v.isNumber()) && !v.asText().isBlank() ? v.asText() : null;
     }
 
-    /** An event to queue in the outbox. */
-    public record Outbox(String channel, String key, byte[] event) {}
-
-    /** Queues an event on its own (a rejection). */
-    public void enqueue(Outbox event) {
-        Sql.transaction(pool, sql -> {
-            sql.outbox("dispatcher", event.channel(), event.key(), event.event());
-            return null;
-        });
-    }
-
     private static void announce(Sql sql, TaskAccepted accepted) {
         var env = Envelope.of(accepted);
         sql.outbox("dispatcher", ACCEPTED, env.key(), EventCodec.encode(env));
