@@ -70,21 +70,27 @@ public class Inbox {
         return topic.topicName() + ".dlq" + topicSuffix.orElse("");
     }
 
+    /** The name {@code topic} has on this deployment. */
+    private String deployed(Topic topic) {
+        return topic.topicName() + topicSuffix.orElse("");
+    }
+
     private void deadLetter(Topic topic, byte[] value, String reason) {
         metrics.counter("alice_events_malformed_total", "topic", topic.topicName()).increment();
-        var record = new ProducerRecord<String, byte[]>(deadLetterTopic(topic), null, value == null ? new byte[0] : value);
+        String to = deadLetterTopic(topic);
+        var record = new ProducerRecord<String, byte[]>(to, null, value == null ? new byte[0] : value);
         record.headers().add(REASON_HEADER, reason.getBytes(StandardCharsets.UTF_8));
-        record.headers().add(TOPIC_HEADER, (topic.topicName() + topicSuffix.orElse("")).getBytes(StandardCharsets.UTF_8));
+        record.headers().add(TOPIC_HEADER, deployed(topic).getBytes(StandardCharsets.UTF_8));
         record.headers().add(CONSUMER_HEADER, service.getBytes(StandardCharsets.UTF_8));
         try {
             producer().send(record).get(30, TimeUnit.SECONDS);
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            throw new IllegalStateException(topic.topicName() + ": cannot send an unreadable record to " + deadLetterTopic(topic) + ": " + e.getMessage(), e);
+            throw new IllegalStateException(topic.topicName() + ": cannot send an unreadable record to " + to + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while dead-lettering", e);
         }
-        LOG.warnf("%s: a record that cannot be read went to %s: %s", topic.topicName(), deadLetterTopic(topic), reason);
+        LOG.warnf("%s: a record that cannot be read went to %s: %s", topic.topicName(), to, reason);
     }
 
     private synchronized KafkaProducer<String, byte[]> producer() {

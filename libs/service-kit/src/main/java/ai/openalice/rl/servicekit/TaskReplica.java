@@ -29,7 +29,7 @@ public final class TaskReplica {
     }
 
     /** A task version as the replica holds it: parsed, with the content hash the dispatcher gave it. */
-    public record Replicated(int version, String contentHash, Task task) {}
+    public record Replicated(String contentHash, Task task) {}
 
     /** Stores a task version; a redelivery changes nothing, and other content under the same version is replaced by the dispatcher's. */
     public void upsert(TaskAccepted a) {
@@ -54,7 +54,7 @@ public final class TaskReplica {
             var body = EventCodec.mapper().readTree(row.getJsonObject("body").encode());
             // Tasks on the wire carry absolute paths (publishers resolve them), so the base folder is "/".
             return switch (new TaskParser(Path.of("/")).parse(body)) {
-                case TaskParser.Result.Valid v -> Optional.of(new Replicated(version, row.getString("content_hash"), v.task()));
+                case TaskParser.Result.Valid v -> Optional.of(new Replicated(row.getString("content_hash"), v.task()));
                 case TaskParser.Result.Invalid i -> throw new IllegalStateException(
                         "stored task " + taskId + " v" + version + " no longer parses: " + i.errors());
             };

@@ -1,7 +1,6 @@
 package ai.openalice.rl.inference.messaging;
 
 import ai.openalice.rl.events.CheckpointPublished;
-import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.inference.service.ModelRegistry;
 import io.smallrye.reactive.messaging.annotations.Blocking;

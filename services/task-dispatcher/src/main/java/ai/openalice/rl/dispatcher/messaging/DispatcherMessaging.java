@@ -6,7 +6,6 @@ import ai.openalice.rl.dispatcher.service.IntakeService;
 import ai.openalice.rl.dispatcher.service.RolloutLifecycle;
 import ai.openalice.rl.dispatcher.service.Scheduler;
 import ai.openalice.rl.events.CheckpointPublished;
-import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.EventPayload;
 import ai.openalice.rl.events.RewardScored;
 import ai.openalice.rl.events.RolloutCompleted;
@@ -52,8 +51,6 @@ public class DispatcherMessaging {
     @Inject
     Pool pool;
 
-    @Inject
-    io.micrometer.core.instrument.MeterRegistry metrics;
 
     @Inject
     @Channel(GroupStore.CHANNEL)

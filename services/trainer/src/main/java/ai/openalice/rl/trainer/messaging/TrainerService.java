@@ -1,6 +1,5 @@
 package ai.openalice.rl.trainer.messaging;
 
-import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RewardScored;
 import ai.openalice.rl.events.RolloutRequested;
 import ai.openalice.rl.events.Topic;
