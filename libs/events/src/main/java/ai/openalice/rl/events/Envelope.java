@@ -30,7 +30,7 @@ public record Envelope<P extends EventPayload>(
 
     /** A new event that continues the trace {@code traceparent} (a new span in the same trace). */
     public static <P extends EventPayload> Envelope<P> of(P payload, String traceparent) {
-        return new Envelope<>(UUID.randomUUID(), payload.topic().topicName(), Topic.SCHEMA_VERSION,
+        return new Envelope<>(UUID.randomUUID(), payload.topic().topicName(), payload.topic().schemaVersion(),
                 Instant.now().truncatedTo(ChronoUnit.MICROS), Traceparent.childOf(traceparent), payload);
     }
 

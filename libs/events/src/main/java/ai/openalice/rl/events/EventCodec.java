@@ -70,9 +70,15 @@ public final class EventCodec {
             return new Decoded.Malformed<>("type '" + type + "' does not belong on topic " + topic.topicName());
         }
         int version = tree.path("schemaVersion").asInt(-1);
-        if (version != Topic.SCHEMA_VERSION) {
-            return new Decoded.Malformed<>("unsupported schemaVersion " + tree.path("schemaVersion") + " (this reader knows "
-                    + Topic.SCHEMA_VERSION + ")");
+        if (version == 1 && topic.schemaVersion() == 2 && tree.get("payload") instanceof ObjectNode old) {
+            var upgraded = V1Rollouts.upgrade(topic, old);
+            if (upgraded.payload().isEmpty()) {
+                return new Decoded.Malformed<>(upgraded.refused());
+            }
+            ((ObjectNode) tree).put("schemaVersion", topic.schemaVersion());
+        } else if (version != topic.schemaVersion()) {
+            return new Decoded.Malformed<>("unsupported schemaVersion " + tree.path("schemaVersion") + " of " + topic.topicName()
+                    + " (this reader knows " + (topic.schemaVersion() == 2 ? "1 and 2" : topic.schemaVersion()) + ")");
         }
         if (tree.get("payload") instanceof ObjectNode payload) {
             fillAdded(payload, topic.payloadType());

@@ -1,7 +1,6 @@
 package ai.openalice.rl.events;
 
 import java.util.List;
-import java.util.UUID;
 
 /**
  * The composed reward of one rollout ({@code R = (1−γ)·sPrm} if {@code rExec = 0}, {@code γ + (1−γ)·sPrm}
@@ -9,14 +8,10 @@ import java.util.UUID;
  * group's baseline. {@code maskKind} says why for code, {@code maskReason} for people.
  */
 public record RewardScored(
-        String taskId,
-        UUID groupId,
-        UUID rolloutId,
-        long policyVersion,
-        int groupSize,
+        RolloutRef ref,
         boolean masked,
         String maskReason,
-        @Added("typed reasons") MaskKind maskKind,
+        MaskKind maskKind,
         Termination termination,
         Integer rExec,
         Double sPrm,
@@ -27,7 +22,11 @@ public record RewardScored(
         TrajectoryRef trajectory) implements RolloutEvent {
 
     public RewardScored {
+        java.util.Objects.requireNonNull(ref, "ref");
         criteria = List.copyOf(criteria);
+        if (masked && maskKind == null) {
+            throw new IllegalArgumentException("a masked rollout says why (maskKind)");
+        }
         if (masked && (reward != null || rExec != null)) {
             throw new IllegalArgumentException("a masked rollout carries no reward");
         }
@@ -39,12 +38,14 @@ public record RewardScored(
         }
     }
 
-    /**
-     * Whether the rollout was masked for an infrastructure failure, to be retried and never trained on.
-     * An event from before {@code maskKind} was masked only for that reason.
-     */
+    /** Whether the rollout was masked for an infrastructure failure, to be retried and never trained on. */
     public boolean maskedForInfra() {
-        return masked && (maskKind == null || maskKind.infra());
+        return masked && maskKind.infra();
+    }
+
+    /** The group's size, from the header. */
+    public int groupSize() {
+        return ref.groupSize();
     }
 
     /** One rubric criterion's weight and score in [0, 1]. */

@@ -2,17 +2,28 @@ package ai.openalice.rl.events;
 
 import java.util.UUID;
 
-/** An event about one rollout of a GRPO group; keyed by {@code groupId}. */
+/** An event about one rollout of a GRPO group: its {@link RolloutRef} header and what happened; keyed by {@code groupId}. */
 public sealed interface RolloutEvent extends EventPayload
         permits RolloutRequested, RolloutCompleted, VerificationCompleted, RewardScored {
 
-    String taskId();
+    /** The header, as the dispatcher requested the rollout. */
+    RolloutRef ref();
 
-    UUID groupId();
+    default String taskId() {
+        return ref().taskId();
+    }
 
-    UUID rolloutId();
+    default UUID groupId() {
+        return ref().groupId();
+    }
 
-    long policyVersion();
+    default UUID rolloutId() {
+        return ref().rolloutId();
+    }
+
+    default long policyVersion() {
+        return ref().policyVersion();
+    }
 
     @Override
     default String key() {
@@ -21,6 +32,6 @@ public sealed interface RolloutEvent extends EventPayload
 
     /** The log context every line about this rollout carries: {@code taskId/groupId/rolloutId policy=vN}. */
     default String logContext() {
-        return taskId() + "/" + groupId() + "/" + rolloutId() + " policy=v" + policyVersion();
+        return ref().logContext();
     }
 }

@@ -1,40 +1,43 @@
 package ai.openalice.rl.events;
 
 import java.time.Instant;
-import java.util.UUID;
+import java.util.Objects;
 
-/** One rollout of a GRPO group, to be run by a sandbox-runner before {@code deadline}. */
-public record RolloutRequested(
-        String taskId,
-        UUID groupId,
-        UUID rolloutId,
-        long policyVersion,
-        int groupSize,
-        int memberIndex,
-        int attempt,
-        Mode mode,
-        UUID evalRunId,
-        AgentTask task,
-        Sampling sampling,
-        Instant deadline) implements RolloutEvent {
+/**
+ * One rollout of a GRPO group, to be run by a sandbox-runner before {@code deadline}. The task's
+ * identity in {@code task} (id, version, content hash) is the header's: a request that says two
+ * things is refused.
+ */
+public record RolloutRequested(RolloutRef ref, AgentTask task, Instant deadline) implements RolloutEvent {
 
-    /** Training rollouts feed the trainer; evaluation rollouts only the eval report. */
-    public enum Mode implements WireEnum {
-        TRAIN("train"),
-        EVAL("eval");
-
-        private final String wire;
-
-        Mode(String wire) { this.wire = wire; }
-
-        @com.fasterxml.jackson.annotation.JsonValue
-        @Override
-        public String wire() { return wire; }
-
-        @com.fasterxml.jackson.annotation.JsonCreator
-        public static Mode of(String value) { return WireEnum.parse(Mode.class, value); }
+    public RolloutRequested {
+        Objects.requireNonNull(ref, "ref");
+        Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(deadline, "deadline");
+        if (!task.taskId().equals(ref.taskId()) || task.taskVersion() != ref.taskVersion() || !Objects.equals(task.contentHash(), ref.contentHash())) {
+            throw new IllegalArgumentException("task " + task.taskId() + " v" + task.taskVersion() + " (" + task.contentHash() + ") is not the header's "
+                    + ref.taskId() + " v" + ref.taskVersion() + " (" + ref.contentHash() + ")");
+        }
     }
 
-    /** Sampling parameters for every turn of the episode. */
-    public record Sampling(double temperature, double topP, int maxTokensPerTurn, Long seed) {}
+    /** The header's mode (kept for readers of the request). */
+    public RolloutRef.Mode mode() {
+        return ref.mode();
+    }
+
+    public RolloutRef.Sampling sampling() {
+        return ref.sampling();
+    }
+
+    public int attempt() {
+        return ref.attempt();
+    }
+
+    public int groupSize() {
+        return ref.groupSize();
+    }
+
+    public int memberIndex() {
+        return ref.memberIndex();
+    }
 }

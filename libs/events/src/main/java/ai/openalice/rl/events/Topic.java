@@ -6,16 +6,17 @@ import java.util.Optional;
 
 /** The Kafka topics of alice-rl: name, payload record, current schema version, partitions and retention (or compaction). */
 public enum Topic {
-    TASKS_SUBMITTED("tasks.submitted", TaskSubmitted.class, 3, Duration.ofDays(7)),
+    TASKS_SUBMITTED("tasks.submitted", TaskSubmitted.class, 1, 3, Duration.ofDays(7)),
     /** Compacted: the latest event per key (taskId:version) is kept for ever, so a replica can be rebuilt from it. */
-    TASKS_ACCEPTED("tasks.accepted", TaskAccepted.class, 3, null),
-    TASKS_REJECTED("tasks.rejected", TaskRejected.class, 1, Duration.ofDays(30)),
-    ROLLOUTS_REQUESTED("rollouts.requested", RolloutRequested.class, 6, Duration.ofDays(7)),
-    ROLLOUTS_COMPLETED("rollouts.completed", RolloutCompleted.class, 6, Duration.ofDays(7)),
-    VERIFICATIONS_COMPLETED("verifications.completed", VerificationCompleted.class, 6, Duration.ofDays(7)),
-    REWARDS_SCORED("rewards.scored", RewardScored.class, 6, Duration.ofDays(7)),
-    CHECKPOINTS_PUBLISHED("checkpoints.published", CheckpointPublished.class, 1, Duration.ofDays(30)),
-    TRAINING_METRICS("training.metrics", TrainingMetrics.class, 1, Duration.ofDays(30));
+    TASKS_ACCEPTED("tasks.accepted", TaskAccepted.class, 1, 3, null),
+    TASKS_REJECTED("tasks.rejected", TaskRejected.class, 1, 1, Duration.ofDays(30)),
+    /** v2: the {@link RolloutRef} header; v1 is still read (see {@link V1Rollouts}). */
+    ROLLOUTS_REQUESTED("rollouts.requested", RolloutRequested.class, 2, 6, Duration.ofDays(7)),
+    ROLLOUTS_COMPLETED("rollouts.completed", RolloutCompleted.class, 2, 6, Duration.ofDays(7)),
+    VERIFICATIONS_COMPLETED("verifications.completed", VerificationCompleted.class, 2, 6, Duration.ofDays(7)),
+    REWARDS_SCORED("rewards.scored", RewardScored.class, 2, 6, Duration.ofDays(7)),
+    CHECKPOINTS_PUBLISHED("checkpoints.published", CheckpointPublished.class, 1, 1, Duration.ofDays(30)),
+    TRAINING_METRICS("training.metrics", TrainingMetrics.class, 1, 1, Duration.ofDays(30));
 
     /** Topic names as compile-time constants, for {@code @Incoming}/{@code @Channel} annotations. */
     public static final class Names {
@@ -32,17 +33,16 @@ public enum Topic {
         private Names() {}
     }
 
-    /** Schema version written by this code; bump together with a new {@code schemas/<topic>.v<N>.json}. */
-    public static final int SCHEMA_VERSION = 1;
-
     private final String topicName;
     private final Class<? extends EventPayload> payloadType;
+    private final int schemaVersion;
     private final int partitions;
     private final Duration retention;
 
-    Topic(String topicName, Class<? extends EventPayload> payloadType, int partitions, Duration retention) {
+    Topic(String topicName, Class<? extends EventPayload> payloadType, int schemaVersion, int partitions, Duration retention) {
         this.topicName = topicName;
         this.payloadType = payloadType;
+        this.schemaVersion = schemaVersion;
         this.partitions = partitions;
         this.retention = retention;
     }
@@ -50,6 +50,9 @@ public enum Topic {
     public String topicName() { return topicName; }
 
     public Class<? extends EventPayload> payloadType() { return payloadType; }
+
+    /** The schema version this code writes; bump together with a new {@code schemas/<topic>.v<N>.json}. */
+    public int schemaVersion() { return schemaVersion; }
 
     public int partitions() { return partitions; }
 
@@ -59,8 +62,11 @@ public enum Topic {
     /** Whether the topic is compacted ({@code cleanup.policy=compact}) rather than deleted by age. */
     public boolean compacted() { return retention == null; }
 
-    /** File name of this topic's JSON Schema under {@code schemas/}. */
-    public String schemaFile() { return topicName + ".v" + SCHEMA_VERSION + ".json"; }
+    /** File name of the JSON Schema under {@code schemas/} of what this code writes. */
+    public String schemaFile() { return schemaFile(schemaVersion); }
+
+    /** File name of the JSON Schema of version {@code version} of this topic. */
+    public String schemaFile(int version) { return topicName + ".v" + version + ".json"; }
 
     public static Optional<Topic> byName(String name) {
         return Arrays.stream(values()).filter(t -> t.topicName.equals(name)).findFirst();

@@ -2,14 +2,15 @@ package ai.openalice.rl.events;
 
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
+import java.util.Objects;
 
-/** The verifier's verdict on one rollout's patch, with the outcome of every listed test. */
+/**
+ * The verifier's verdict on one rollout's patch, with the outcome of every listed test, and the
+ * episode it judged (forwarded from {@code rollouts.completed}), so that rubric-prm scores from
+ * this event alone.
+ */
 public record VerificationCompleted(
-        String taskId,
-        UUID groupId,
-        UUID rolloutId,
-        long policyVersion,
+        RolloutRef ref,
         VerificationStatus status,
         boolean resolved,
         Map<String, TestStatus> failToPass,
@@ -17,14 +18,29 @@ public record VerificationCompleted(
         List<String> flaky,
         long durationMs,
         ArtifactRef log,
-        String error) implements RolloutEvent {
+        String error,
+        Episode episode) implements RolloutEvent {
 
     public VerificationCompleted {
+        Objects.requireNonNull(ref, "ref");
+        Objects.requireNonNull(episode, "episode");
         failToPass = Map.copyOf(failToPass);
         passToPass = Map.copyOf(passToPass);
         flaky = List.copyOf(flaky);
         if (resolved != (status == VerificationStatus.RESOLVED)) {
             throw new IllegalArgumentException("resolved=" + resolved + " contradicts status " + status.wire());
+        }
+    }
+
+    /** What the episode left, as the runner reported it: why it ended, its patch and its trajectory. */
+    public record Episode(Termination termination, String patch, TrajectoryRef trajectory) {
+        public Episode {
+            Objects.requireNonNull(termination, "termination");
+            Objects.requireNonNull(trajectory, "trajectory");
+        }
+
+        public static Episode of(RolloutCompleted c) {
+            return new Episode(c.termination(), c.patch() == null ? "" : c.patch(), c.trajectory());
         }
     }
 }

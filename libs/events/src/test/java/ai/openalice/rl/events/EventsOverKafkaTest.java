@@ -46,7 +46,10 @@ class EventsOverKafkaTest {
         }
         // Same groupId, same partition: another member of the group lands beside the first.
         var first = (RolloutCompleted) Samples.all().get(3);
-        var sibling = new RolloutCompleted(first.taskId(), first.groupId(), java.util.UUID.randomUUID(), first.policyVersion(), 1, first.contentHash(), 8, 1,
+        var r = first.ref();
+        var siblingRef = new RolloutRef(r.taskId(), r.taskVersion(), r.contentHash(), r.groupId(), java.util.UUID.randomUUID(), 6, 1, r.groupSize(),
+                r.policyVersion(), r.mode(), r.evalRunId(), r.sampling());
+        var sibling = new RolloutCompleted(siblingRef,
                 "runner-b", Termination.MAX_STEPS, null, "", first.trajectory(), first.stats());
         try (var producer = new KafkaProducer<String, byte[]>(TestStack.producerProperties())) {
             var envelope = Envelope.of(sibling);

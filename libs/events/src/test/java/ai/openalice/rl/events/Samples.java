@@ -54,6 +54,11 @@ final class Samples {
                         new Action("unparsed", JsonNodeFactory.instance.objectNode(), "no tool call found"), "format help", 5, 0)));
     }
 
+    static RolloutRef ref() {
+        return new RolloutRef("acme__calc-42", 1, SHA, GROUP, ROLLOUT, 5, 1, 8, 3, RolloutRef.Mode.TRAIN, null,
+                new RolloutRef.Sampling(1.0, 1.0, 256, 17L));
+    }
+
     static List<EventPayload> all() {
         var f2p = new LinkedHashMap<String, TestStatus>();
         f2p.put("test_add (test_calc.CalcTest)", TestStatus.PASSED);
@@ -62,15 +67,15 @@ final class Samples {
                 new TaskRejected("acme-publisher", "acme__calc-43",
                         List.of(new FieldError("workspace.path", FieldError.Code.MISSING, "required")), "{\"instance_id\":\"acme__calc-43\"}",
                         TaskRejected.Origin.kafka("tasks.submitted", 2, 1234)),
-                new RolloutRequested("acme__calc-42", GROUP, ROLLOUT, 3, 8, 5, 1, RolloutRequested.Mode.TRAIN, null, agentTask(),
-                        new RolloutRequested.Sampling(1.0, 1.0, 256, 17L), Instant.parse("2026-11-30T03:00:00Z")),
-                new RolloutCompleted("acme__calc-42", GROUP, ROLLOUT, 3, 1, SHA, 8, 1, "runner-a", Termination.SUBMITTED, null,
+                new RolloutRequested(ref(), agentTask(), Instant.parse("2026-11-30T03:00:00Z")),
+                new RolloutCompleted(ref(), "runner-a", Termination.SUBMITTED, null,
                         "diff --git a/calc.py b/calc.py\n", new TrajectoryRef.Inline(trajectory()),
                         new RolloutCompleted.Stats(2, 4, 3, 900, 17, 40)),
-                new VerificationCompleted("acme__calc-42", GROUP, ROLLOUT, 3, VerificationStatus.RESOLVED, true, f2p,
+                new VerificationCompleted(ref(), VerificationStatus.RESOLVED, true, f2p,
                         Map.of("test_sub (test_calc.CalcTest)", TestStatus.PASSED), List.of(), 1500,
-                        new ArtifactRef("file:///var/alice/logs/x.log", SHA, 2048), null),
-                new RewardScored("acme__calc-42", GROUP, ROLLOUT, 3, 8, false, null, null, Termination.SUBMITTED, 1, 0.75, 0.8,
+                        new ArtifactRef("file:///var/alice/logs/x.log", SHA, 2048), null,
+                        new VerificationCompleted.Episode(Termination.SUBMITTED, "diff --git a/calc.py b/calc.py\n", new TrajectoryRef.Inline(trajectory()))),
+                new RewardScored(ref(), false, null, null, Termination.SUBMITTED, 1, 0.75, 0.8,
                         0.8 + 0.2 * 0.75, 1, List.of(new RewardScored.Criterion("budget_awareness", 1.0, 0.75, "6 of 50 steps")),
                         new TrajectoryRef.Stored(new ArtifactRef("file:///var/alice/trajectories/y.json", SHA, 4096))),
                 new CheckpointPublished(4, 40, new ArtifactRef("file:///var/alice/ckpt/v4/model.onnx", SHA, 1 << 20),
@@ -78,7 +83,7 @@ final class Samples {
                 new TrainingMetrics(40, 4, 0.125, 0.05, 0.001, 2.5, 0.6, 0.5, 0.7, 64, 12800,
                         new TrainingMetrics.GroupCounts(1, 2, 5), Map.of("max_steps", 3L), Map.of("0", 50L, "1", 14L), 200, 1800),
                 new TaskAccepted("acme__calc-42", 2, SHA, sweBenchTask()),
-                new RewardScored("acme__calc-42", GROUP, ROLLOUT, 3, 8, true, "verification infra_error: sandbox did not start",
+                new RewardScored(ref(), true, "verification infra_error: sandbox did not start",
                         MaskKind.VERIFICATION_INFRA_ERROR, Termination.SUBMITTED, null, null, 0.8, null, null, List.of(),
                         new TrajectoryRef.Inline(trajectory())));
     }

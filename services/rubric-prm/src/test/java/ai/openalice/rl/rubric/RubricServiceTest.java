@@ -9,7 +9,8 @@ import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.EventPayload;
 import ai.openalice.rl.events.RewardScored;
-import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.events.MaskKind;
+import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.TaskAccepted;
 import ai.openalice.rl.events.TestStatus;
 import ai.openalice.rl.events.Termination;
@@ -53,9 +54,6 @@ class RubricServiceTest {
 
     @ConfigProperty(name = "mp.messaging.incoming.tasks-accepted.topic")
     String tasksTopic;
-
-    @ConfigProperty(name = "mp.messaging.incoming.rollouts-completed.topic")
-    String rolloutsTopic;
 
     @ConfigProperty(name = "mp.messaging.incoming.verifications-completed.topic")
     String verificationsTopic;
@@ -109,47 +107,52 @@ class RubricServiceTest {
         return found;
     }
 
-    private void rollout(UUID group, UUID id, Termination end, String patch) throws Exception {
-        send(rolloutsTopic, new RolloutCompleted(task().instanceId(), group, id, 0, 1, null, 2, 1, "runner", end,
-                end == Termination.INFRA_ERROR ? new RolloutCompleted.Failure("sandbox", "pod vanished") : null, patch,
-                new TrajectoryRef.Inline(cleanFix()), new RolloutCompleted.Stats(4, 4, 4, 1, 1, 1)));
+    static RolloutRef ref(UUID group, UUID id) {
+        return new RolloutRef(task().instanceId(), 1, null, group, id, 0, 1, 2, 0, RolloutRef.Mode.TRAIN, null, new RolloutRef.Sampling(0.7, 1.0, 128, null));
     }
 
-    private VerificationCompleted verdict(UUID group, UUID id, VerificationStatus status) {
+    /** A verdict as the verifier sends it: the header, and the episode it judged (here a clean fix with {@code patch}). */
+    private VerificationCompleted verdict(UUID group, UUID id, VerificationStatus status, Termination end, String patch) {
         boolean ok = status == VerificationStatus.RESOLVED;
-        return new VerificationCompleted(task().instanceId(), group, id, 0, status, ok,
+        return new VerificationCompleted(ref(group, id), status, ok,
                 Map.of("test_add_positive (tests.test_add.AddTest)", ok ? TestStatus.PASSED : TestStatus.FAILED), Map.of(), List.of(), 100, null,
-                status == VerificationStatus.INFRA_ERROR ? "sandbox died" : null);
+                status == VerificationStatus.INFRA_ERROR ? "sandbox died" : null,
+                new VerificationCompleted.Episode(end, patch, new TrajectoryRef.Inline(cleanFix())));
     }
 
+    /** No rollouts.completed is sent: the verdict alone is what rubric-prm scores. */
     @Test
     void resolvedRolloutsGetTheComposedRewardOnceAndInfraFailuresAreMasked() throws Exception {
         send(tasksTopic, new TaskAccepted(task().instanceId(), 1, ai.openalice.rl.events.task.TaskVersioning.contentHash(task().raw()), task().raw()));
         UUID group = UUID.randomUUID();
         UUID good = UUID.randomUUID();
-        rollout(group, good, Termination.SUBMITTED, task().patch());
-        send(verificationsTopic, verdict(group, good, VerificationStatus.RESOLVED));
+        var verdict = verdict(group, good, VerificationStatus.RESOLVED, Termination.SUBMITTED, task().patch());
+        send(verificationsTopic, verdict);
         var r = rewards(good, Duration.ofSeconds(60), false);
         assertEquals(1, r.size());
         RewardScored s = r.getFirst();
         assertEquals(1, s.rExec());
-        assertEquals(2, s.groupSize());
+        assertEquals(verdict.ref(), s.ref(), "the header passes through unchanged");
         // clean fix on the example task (limits.max_steps 20): localisation 1, edit constraints 1, discipline 1,
         // budget 1 − 4/20 = 0.8 → s = 0.3 + 0.3 + 0.25 + 0.15·0.8 = 0.97 ; R = 0.8 + 0.2·0.97
         assertEquals(0.97, s.sPrm(), 1e-9);
         assertEquals(0.8 + 0.2 * 0.97, s.reward(), 1e-9);
         assertEquals(4, s.criteria().size());
 
-        send(verificationsTopic, verdict(group, good, VerificationStatus.RESOLVED)); // redelivered
+        send(verificationsTopic, verdict); // redelivered
         assertEquals(1, rewards(good, Duration.ofSeconds(4), true).size(), "one score per rollout");
 
         UUID broken = UUID.randomUUID();
-        rollout(group, broken, Termination.SUBMITTED, "");
-        send(verificationsTopic, verdict(group, broken, VerificationStatus.INFRA_ERROR));
+        send(verificationsTopic, verdict(group, broken, VerificationStatus.INFRA_ERROR, Termination.SUBMITTED, ""));
         RewardScored masked = rewards(broken, Duration.ofSeconds(60), false).getFirst();
         assertTrue(masked.masked());
         assertNull(masked.reward());
         assertTrue(masked.maskReason().contains("sandbox died"), masked.maskReason());
+        assertEquals(MaskKind.VERIFICATION_INFRA_ERROR, masked.maskKind());
+
+        UUID lost = UUID.randomUUID(); // the episode itself failed: the verifier passed that through
+        send(verificationsTopic, verdict(group, lost, VerificationStatus.INFRA_ERROR, Termination.INFRA_ERROR, ""));
+        assertEquals(MaskKind.EPISODE_INFRA_ERROR, rewards(lost, Duration.ofSeconds(60), false).getFirst().maskKind());
     }
 
     @Test

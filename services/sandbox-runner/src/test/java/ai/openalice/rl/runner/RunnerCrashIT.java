@@ -3,6 +3,7 @@ package ai.openalice.rl.runner;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RolloutCompleted;
@@ -94,8 +95,9 @@ class RunnerCrashIT {
         Path tasks = Path.of("..", "..", "examples", "tasks", "calc.jsonl").toAbsolutePath().normalize();
         Task t = ((TaskReader.Line.Valid) TaskReader.read(tasks).getFirst()).task();
         var view = new ai.openalice.rl.events.AgentTask(t.instanceId(), 1, null, t.problemStatement(), t.workspace(), new Limits(40, null, 300, 60));
-        return new RolloutRequested(t.instanceId(), UUID.randomUUID(), rolloutId, 0, 1, 0, 1, RolloutRequested.Mode.TRAIN, null, view,
-                new RolloutRequested.Sampling(1.0, 1.0, 64, 1L), Instant.now().plusSeconds(600));
+        var ref = new RolloutRef(t.instanceId(), 1, null, UUID.randomUUID(), rolloutId, 0, 1, 1, 0, RolloutRef.Mode.TRAIN, null,
+                new RolloutRef.Sampling(1.0, 1.0, 64, 1L));
+        return new RolloutRequested(ref, view, Instant.now().plusSeconds(600));
     }
 
     private List<RolloutCompleted> completions(UUID rolloutId, Duration wait, boolean settle) throws Exception {

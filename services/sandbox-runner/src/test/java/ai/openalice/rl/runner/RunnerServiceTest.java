@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.AgentTask;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
@@ -61,8 +62,9 @@ class RunnerServiceTest {
     private static RolloutRequested request(UUID rolloutId) {
         Task t = task();
         AgentTask view = t.agentView(1, ai.openalice.rl.events.task.TaskVersioning.contentHash(t.raw()));
-        return new RolloutRequested(t.instanceId(), UUID.randomUUID(), rolloutId, 0, 2, 0, 1, RolloutRequested.Mode.TRAIN, null, view,
-                new RolloutRequested.Sampling(1.0, 1.0, 256, 1L), Instant.now().plusSeconds(600));
+        var ref = new RolloutRef(t.instanceId(), 1, view.contentHash(), UUID.randomUUID(), rolloutId, 0, 1, 2, 0, RolloutRef.Mode.TRAIN, null,
+                new RolloutRef.Sampling(1.0, 1.0, 256, 1L));
+        return new RolloutRequested(ref, view, Instant.now().plusSeconds(600));
     }
 
     private void send(RolloutRequested r) throws Exception {
@@ -105,13 +107,14 @@ class RunnerServiceTest {
     @Test
     void theOraclesRolloutIsPublishedOnceAndItsPatchResolvesTheTask() throws Exception {
         UUID id = UUID.randomUUID();
-        send(request(id));
+        var requested = request(id);
+        send(requested);
         var first = completions(id, Duration.ofSeconds(60), false);
         assertEquals(1, first.size());
         RolloutCompleted done = first.getFirst();
         assertEquals(Termination.SUBMITTED, done.termination());
-        assertEquals(1, done.taskVersion());
-        assertEquals(ai.openalice.rl.events.task.TaskVersioning.contentHash(task().raw()), done.contentHash(), "the content the episode ran, carried to the verifier");
+        assertEquals(requested.ref(), done.ref(), "the header as requested, carried to the verifier");
+        assertEquals(ai.openalice.rl.events.task.TaskVersioning.contentHash(task().raw()), done.ref().contentHash());
         assertEquals(2, ((TrajectoryRef.Inline) done.trajectory()).trajectory().turns().size());
         try (var sandboxes = new LocalSandboxProvider(LocalSandboxConfig.defaults().withRoot(Path.of("/tmp/alice-rl-test-runner-verify")))) {
             var verdict = new Harness(sandboxes, VerifierOptions.defaults()).verify(task(), done.patch());

@@ -4,6 +4,7 @@ import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.EventPayload;
 import ai.openalice.rl.events.RewardScored;
+import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.RolloutCompleted;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Trajectory;
@@ -76,9 +77,14 @@ final class DispatcherFixture {
     }
 
     static RolloutCompleted completed(String task, UUID group, UUID rollout, Termination end) {
-        return new RolloutCompleted(task, group, rollout, 0, 1, null, 2, 1, "runner-t", end,
+        return new RolloutCompleted(ref(task, group, rollout), "runner-t", end,
                 end == Termination.INFRA_ERROR ? new RolloutCompleted.Failure("sandbox", "pod evicted") : null, "",
                 new TrajectoryRef.Inline(new Trajectory(List.of())), new RolloutCompleted.Stats(1, 1, 1, 1, 1, 1));
+    }
+
+    /** A header for a rollout of a group of two (the dispatcher reads the rollout id from it). */
+    static RolloutRef ref(String task, UUID group, UUID rollout) {
+        return new RolloutRef(task, 1, null, group, rollout, 0, 1, 2, 0, RolloutRef.Mode.TRAIN, null, new RolloutRef.Sampling(1.0, 1.0, 64, null));
     }
 
     static RewardScored reward(String task, UUID group, UUID rollout, int rExec, double sPrm) {
@@ -87,7 +93,7 @@ final class DispatcherFixture {
 
     static RewardScored reward(String task, UUID group, UUID rollout, int rExec, double sPrm, Termination end) {
         double r = rExec == 1 ? 0.8 + 0.2 * sPrm : 0.2 * sPrm;
-        return new RewardScored(task, group, rollout, 0, 2, false, null, null, end, rExec, sPrm, 0.8, r, 1, List.of(),
+        return new RewardScored(ref(task, group, rollout), false, null, null, end, rExec, sPrm, 0.8, r, 1, List.of(),
                 new TrajectoryRef.Inline(new Trajectory(List.of())));
     }
 

@@ -11,11 +11,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.dispatcher.service.Scheduler;
+import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RolloutRequested;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.events.Trajectory;
+import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.VerificationCompleted;
 import ai.openalice.rl.events.VerificationStatus;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -110,7 +113,7 @@ class DispatcherServiceTest {
             groups.add(r.groupId());
             assertEquals(2, r.groupSize());
             assertEquals(1, r.attempt());
-            assertEquals(RolloutRequested.Mode.TRAIN, r.mode());
+            assertEquals(RolloutRef.Mode.TRAIN, r.mode());
             assertTrue(r.taskId().startsWith("fan-") && !r.taskId().equals("fan-eval"), "eval tasks are never trained on");
         }
         assertEquals(2, groups.size());
@@ -122,8 +125,9 @@ class DispatcherServiceTest {
         for (var m : members) {
             send(completedTopic, completed(t, g, m.rolloutId(), Termination.SUBMITTED));
             boolean solved = m.memberIndex() == 0;
-            send(verifiedTopic, new VerificationCompleted(t, g, m.rolloutId(), 0, solved ? VerificationStatus.RESOLVED : VerificationStatus.UNRESOLVED,
-                    solved, Map.of(), Map.of(), List.of(), 10L, null, null));
+            send(verifiedTopic, new VerificationCompleted(m.ref(), solved ? VerificationStatus.RESOLVED : VerificationStatus.UNRESOLVED,
+                    solved, Map.of(), Map.of(), List.of(), 10L, null, null,
+                    new VerificationCompleted.Episode(Termination.SUBMITTED, "", new TrajectoryRef.Inline(new Trajectory(List.of())))));
         }
         await("verified", () -> count("SELECT count(*) FROM dispatcher.rollouts WHERE group_id = $1 AND state = 'verified'", g) == 2);
         for (var m : members) {
@@ -268,7 +272,7 @@ class DispatcherServiceTest {
         String run = start.body().get("evalRunId").asText();
         assertEquals(1, scheduler.tick(), "the pending evaluation group is released first");
         var reqs = awaitRequests(2);
-        assertTrue(reqs.stream().allMatch(r -> r.mode() == RolloutRequested.Mode.EVAL && r.policyVersion() == 3 && run.equals(String.valueOf(r.evalRunId()))));
+        assertTrue(reqs.stream().allMatch(r -> r.mode() == RolloutRef.Mode.EVAL && r.policyVersion() == 3 && run.equals(String.valueOf(r.ref().evalRunId()))));
         // member 0 solves it but the PRM prefers member 1 (s_prm 0.9 vs 0.3)
         for (var r : reqs) {
             send(scoredTopic, reward("ev-a", r.groupId(), r.rolloutId(), r.memberIndex() == 0 ? 1 : 0, r.memberIndex() == 0 ? 0.3 : 0.9));

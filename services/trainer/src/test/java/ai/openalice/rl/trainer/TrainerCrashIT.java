@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.TrainingMetrics;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
@@ -54,9 +55,11 @@ class TrainerCrashIT {
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(new File("target/" + name + ".log")).start();
     }
 
+    /** A group of two sampled at the packaged trainer's temperature (the run profile's), which it would refuse otherwise. */
     private void group(UUID g) throws Exception {
-        TrainerServiceTest.send("rewards.scored" + suffix, TrainerServiceTest.scored(g, UUID.randomUUID(), 0, 2, 1, false));
-        TrainerServiceTest.send("rewards.scored" + suffix, TrainerServiceTest.scored(g, UUID.randomUUID(), 0, 2, 0, false));
+        double t = Double.parseDouble(ai.openalice.rl.events.RunProfile.TEMPERATURE);
+        TrainerServiceTest.send("rewards.scored" + suffix, TrainerServiceTest.scored(g, UUID.randomUUID(), 0, 2, 1, false, RolloutRef.Mode.TRAIN, t));
+        TrainerServiceTest.send("rewards.scored" + suffix, TrainerServiceTest.scored(g, UUID.randomUUID(), 0, 2, 0, false, RolloutRef.Mode.TRAIN, t));
     }
 
     private <T extends ai.openalice.rl.events.EventPayload> List<T> events(String topic, Topic t, java.util.function.Predicate<List<T>> until)

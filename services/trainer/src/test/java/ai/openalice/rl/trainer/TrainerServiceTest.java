@@ -5,21 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.Action;
-import ai.openalice.rl.events.AgentTask;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.EventPayload;
 import ai.openalice.rl.events.RewardScored;
-import ai.openalice.rl.events.RolloutRequested;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.TrainingMetrics;
 import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.Turn;
-import ai.openalice.rl.events.task.Limits;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.testkit.TestStack;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -29,7 +27,6 @@ import jakarta.inject.Inject;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -56,9 +53,6 @@ class TrainerServiceTest {
     @ConfigProperty(name = "mp.messaging.incoming.rewards-scored.topic")
     String scoredTopic;
 
-    @ConfigProperty(name = "mp.messaging.incoming.rollouts-requested.topic")
-    String requestedTopic;
-
     @ConfigProperty(name = "mp.messaging.outgoing.checkpoints-published.topic")
     String checkpointsTopic;
 
@@ -80,14 +74,21 @@ class TrainerServiceTest {
     }
 
     static RewardScored scored(UUID group, UUID rollout, long version, int size, Integer rExec, boolean infra) {
+        return scored(group, rollout, version, size, rExec, infra, RolloutRef.Mode.TRAIN, 1.0);
+    }
+
+    /** A scored member with its header: member index 0 (the trainer does not read it), sampled in {@code mode} at {@code temperature}. */
+    static RewardScored scored(UUID group, UUID rollout, long version, int size, Integer rExec, boolean infra, RolloutRef.Mode mode, double temperature) {
+        var ref = new RolloutRef("task-1", 1, null, group, rollout, 0, 1, size, version, mode, mode == RolloutRef.Mode.EVAL ? group : null,
+                new RolloutRef.Sampling(temperature, 1.0, 16, null));
         var t = new Trajectory(List.of(new Turn(0, List.of(257, 10, 11), List.of(20, 21, 22, 258), List.of(-1.0, -1.5, -2.0, -0.5), version,
                 new Action("submit", null, null), "Submitted.", 1, 1)));
         if (infra) {
-            return new RewardScored("task-1", group, rollout, version, size, true, "episode ended in infra_error", ai.openalice.rl.events.MaskKind.EPISODE_INFRA_ERROR, Termination.INFRA_ERROR, null, null,
+            return new RewardScored(ref, true, "episode ended in infra_error", ai.openalice.rl.events.MaskKind.EPISODE_INFRA_ERROR, Termination.INFRA_ERROR, null, null,
                     0.8, null, null, List.of(), new TrajectoryRef.Inline(new Trajectory(List.of())));
         }
         double r = rExec == 1 ? 0.9 : 0.1;
-        return new RewardScored("task-1", group, rollout, version, size, false, null, null, Termination.SUBMITTED, rExec, 0.5, 0.8, r, 1, List.of(),
+        return new RewardScored(ref, false, null, null, Termination.SUBMITTED, rExec, 0.5, 0.8, r, 1, List.of(),
                 new TrajectoryRef.Inline(t));
     }
 
@@ -170,18 +171,18 @@ class TrainerServiceTest {
         // a redelivered reward of a trained group changes nothing
         send(scoredTopic, scored(a, a1, 0, 2, 1, false));
 
-        // evaluation and stale groups are never trained on
-        UUID e = UUID.randomUUID(), s = UUID.randomUUID();
-        var view = new AgentTask("task-1", 1, null, "p", new ai.openalice.rl.events.task.WorkspaceSpec.Dir("/tmp"), Limits.defaults());
-        send(requestedTopic, new RolloutRequested("task-1", e, UUID.randomUUID(), 1, 2, 0, 1, RolloutRequested.Mode.EVAL, UUID.randomUUID(), view,
-                new RolloutRequested.Sampling(1, 1, 16, null), Instant.now().plusSeconds(60)));
-        Thread.sleep(1000);
-        send(scoredTopic, scored(e, UUID.randomUUID(), 1, 2, 1, false));
-        send(scoredTopic, scored(e, UUID.randomUUID(), 1, 2, 0, false));
+        // evaluation, stale and other-temperature groups are never trained on; each sample's header says which it is
+        // (before the header, an evaluation group was known from rollouts.requested, and trained on when its rewards came first)
+        UUID e = UUID.randomUUID(), s = UUID.randomUUID(), hot = UUID.randomUUID();
+        send(scoredTopic, scored(e, UUID.randomUUID(), 1, 2, 1, false, RolloutRef.Mode.EVAL, 1.0));
+        send(scoredTopic, scored(e, UUID.randomUUID(), 1, 2, 0, false, RolloutRef.Mode.EVAL, 1.0));
         send(scoredTopic, scored(s, UUID.randomUUID(), 0, 2, 1, false));
         send(scoredTopic, scored(s, UUID.randomUUID(), 0, 2, 0, false));
+        send(scoredTopic, scored(hot, UUID.randomUUID(), 1, 2, 1, false, RolloutRef.Mode.TRAIN, 0.7));
+        send(scoredTopic, scored(hot, UUID.randomUUID(), 1, 2, 0, false, RolloutRef.Mode.TRAIN, 0.7));
         awaitState(e, "dropped: an evaluation group");
         awaitState(s, "dropped: stale: sampled at v0, trainer at v1 (max-staleness 0)");
+        awaitState(hot, "dropped: sampled at temperature 0.7, the trainer computes log-probs at 1.0");
 
         // step 2: F (3 members, one infra failure: trained at its deadline on the other two) and H
         UUID f = UUID.randomUUID(), h = UUID.randomUUID(), infra = UUID.randomUUID();
@@ -198,6 +199,7 @@ class TrainerServiceTest {
         assertEquals(4, m2.samples());
         assertEquals(1L, m2.dropped().get("evaluation"), "dropped while step 2's batch was filled");
         assertEquals(1L, m2.dropped().get("stale"));
+        assertEquals(1L, m2.dropped().get("temperature"));
         assertEquals(1, m2.policyVersion());
         assertEquals(1, this.<TrainingMetrics>events(metricsTopic, Topic.TRAINING_METRICS, 2).stream().filter(m -> m.step() == 1).count(),
                 "the redelivery made no step");

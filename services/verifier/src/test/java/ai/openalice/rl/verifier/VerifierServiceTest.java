@@ -9,6 +9,7 @@ import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.EventPayload;
 import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.TaskAccepted;
 import ai.openalice.rl.events.TaskSubmitted;
 import ai.openalice.rl.events.task.TaskVersioning;
@@ -109,7 +110,9 @@ class VerifierServiceTest {
     }
 
     private RolloutCompleted rollout(UUID rolloutId, Termination end, String patch, int taskVersion, String hash) {
-        return new RolloutCompleted(task.instanceId(), UUID.randomUUID(), rolloutId, 0, taskVersion, hash, 2, 1, "runner-test", end,
+        var ref = new RolloutRef(task.instanceId(), taskVersion, hash, UUID.randomUUID(), rolloutId, 1, 1, 2, 0, RolloutRef.Mode.TRAIN, null,
+                new RolloutRef.Sampling(0.7, 1.0, 128, 5L));
+        return new RolloutCompleted(ref, "runner-test", end,
                 end == Termination.INFRA_ERROR ? new RolloutCompleted.Failure("sandbox", "pod vanished") : null, patch,
                 new TrajectoryRef.Inline(new Trajectory(List.of())), new RolloutCompleted.Stats(0, 0, 0, 0, 0, 0));
     }
@@ -151,6 +154,9 @@ class VerifierServiceTest {
         assertEquals(1, first.size());
         assertEquals(VerificationStatus.RESOLVED, first.getFirst().status());
         assertEquals(TestStatus.PASSED, first.getFirst().failToPass().get("test_add_positive (tests.test_add.AddTest)"));
+        assertEquals(event.ref(), first.getFirst().ref(), "the header passes through unchanged");
+        assertEquals(new VerificationCompleted.Episode(Termination.SUBMITTED, task.patch(), event.trajectory()), first.getFirst().episode(),
+                "the episode it judged is forwarded, for rubric-prm");
 
         double duplicatesBefore = registry.counter("verifier_duplicates_total").count();
         send(rolloutsTopic, event); // redelivered (a new envelope, the same rollout)

@@ -21,7 +21,7 @@ public interface RubricConfig {
     @WithDefault(RunProfile.SUBMIT_REQUIRED)
     boolean submitRequired();
 
-    /** Waiting for a rollout or task that trails its verdict (separate topics): attempts, doubling from the first pause. */
+    /** Waiting for a task version that trails its verdict (separate topics): attempts, doubling from the first pause. */
     @WithDefault("8")
     int waitAttempts();
 

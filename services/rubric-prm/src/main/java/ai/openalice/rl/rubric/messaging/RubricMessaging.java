@@ -13,7 +13,7 @@ import java.util.Map;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 
-/** rubric-prm's Kafka side: tasks and rollouts remembered, verdicts scored, rewards relayed from the outbox. */
+/** rubric-prm's Kafka side: tasks remembered, verdicts scored, rewards relayed from the outbox. */
 @ApplicationScoped
 public class RubricMessaging {
     @Inject
@@ -38,12 +38,6 @@ public class RubricMessaging {
     @Blocking
     public void task(byte[] value) {
         scoring.rememberTask(value);
-    }
-
-    @Incoming("rollouts-completed")
-    @Blocking
-    public void rollout(byte[] value) {
-        scoring.rememberRollout(value);
     }
 
     @Incoming("verifications-completed")

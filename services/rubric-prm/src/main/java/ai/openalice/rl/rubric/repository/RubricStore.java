@@ -1,15 +1,11 @@
 package ai.openalice.rl.rubric.repository;
 
 import ai.openalice.rl.events.EventCodec;
-import ai.openalice.rl.events.RolloutCompleted;
-import ai.openalice.rl.events.Termination;
-import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.servicekit.TaskReplica;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -17,7 +13,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
 
-/** rubric-prm's tables: tasks by version (a replica of tasks.accepted), rollouts waiting for their verdict, one score per rollout (with its outbox row). */
+/** rubric-prm's tables: tasks by version (a replica of tasks.accepted), one score per rollout (with its outbox row), model-written rubrics. */
 @ApplicationScoped
 public class RubricStore {
     static final Duration DB = Duration.ofSeconds(30);
@@ -40,36 +36,6 @@ public class RubricStore {
     /** The task (raw JSON and parsed) at a version. */
     public Optional<Task> task(String taskId, int version) {
         return replica.find(taskId, version).map(TaskReplica.Replicated::task);
-    }
-
-    public void storeRollout(RolloutCompleted r) {
-        try {
-            String trajectory = EventCodec.mapper().writeValueAsString(r.trajectory());
-            pool.preparedQuery("INSERT INTO rubric.rollouts (rollout_id, task_id, task_version, group_size, termination, patch, trajectory)"
-                    + " VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING")
-                    .execute(Tuple.from(new Object[] {r.rolloutId(), r.taskId(), r.taskVersion(), r.groupSize(), r.termination().wire(), r.patch(),
-                            new JsonObject(trajectory)})).await().atMost(DB);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** What the scorer needs of a rollout. */
-    public record StoredRollout(UUID rolloutId, int taskVersion, int groupSize, Termination termination, String patch, TrajectoryRef trajectory) {}
-
-    public Optional<StoredRollout> rollout(UUID rolloutId) {
-        var rows = pool.preparedQuery("SELECT * FROM rubric.rollouts WHERE rollout_id = $1").execute(Tuple.of(rolloutId)).await().atMost(DB);
-        if (!rows.iterator().hasNext()) {
-            return Optional.empty();
-        }
-        Row r = rows.iterator().next();
-        try {
-            var ref = EventCodec.mapper().readValue(r.getJsonObject("trajectory").encode(), TrajectoryRef.class);
-            return Optional.of(new StoredRollout(rolloutId, r.getInteger("task_version"), r.getInteger("group_size"),
-                    Termination.of(r.getString("termination")), r.getString("patch"), ref));
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException("stored trajectory of " + rolloutId + " is unreadable", e);
-        }
     }
 
     /** A model-written rubric kept for a task version. */

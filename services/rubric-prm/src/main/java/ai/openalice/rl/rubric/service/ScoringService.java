@@ -4,7 +4,6 @@ import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.MaskKind;
 import ai.openalice.rl.events.RewardScored;
-import ai.openalice.rl.events.RolloutCompleted;
 import ai.openalice.rl.events.TaskAccepted;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Topic;
@@ -33,10 +32,11 @@ import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
- * Turns a verdict into a reward: the rollout's trajectory (from rollouts.completed) scored by the
- * task's rubric (its own, or the built-in one), composed with r_exec and the margin γ. An
- * infrastructure failure — of the episode or of the verification — passes through as masked,
- * never as a reward. One score per rollout however often the verdict is delivered.
+ * Turns a verdict into a reward: the episode the verdict carries (trajectory, patch, termination)
+ * scored by the task's rubric (its own, or the built-in one), composed with r_exec and the margin
+ * γ; the rollout's header passes through unchanged. An infrastructure failure — of the episode or
+ * of the verification — passes through as masked, never as a reward. One score per rollout however
+ * often the verdict is delivered.
  */
 @ApplicationScoped
 public class ScoringService {
@@ -60,10 +60,6 @@ public class ScoringService {
         inbox.<TaskAccepted>read(Topic.TASKS_ACCEPTED, value).ifPresent(in -> store.tasks().upsert(in.payload()));
     }
 
-    public void rememberRollout(byte[] value) {
-        inbox.<RolloutCompleted>read(Topic.ROLLOUTS_COMPLETED, value).ifPresent(in -> store.storeRollout(in.payload()));
-    }
-
     public void score(byte[] value) {
         var read = inbox.<VerificationCompleted>read(Topic.VERIFICATIONS_COMPLETED, value);
         if (read.isEmpty()) {
@@ -75,33 +71,30 @@ public class ScoringService {
             metrics.counter("rubric_duplicates_total").increment();
             return;
         }
-        var wait = new BoundedRetry(config.waitAttempts(), config.waitBackoff());
-        Optional<RubricStore.StoredRollout> rollout = wait.until(() -> store.rollout(v.rolloutId()), Optional::isPresent);
-        if (rollout.isEmpty()) {
-            throw new IllegalStateException(v.logContext() + ": its rollouts.completed never arrived; the verdict waits in the dead-letter topic");
-        }
-        RubricStore.StoredRollout r = rollout.get();
         RewardScored scored;
         String breakdown;
-        if (v.status() == VerificationStatus.INFRA_ERROR || r.termination() == Termination.INFRA_ERROR) {
-            boolean episode = r.termination() == Termination.INFRA_ERROR;
-            String why = episode ? "episode ended in infra_error" : "verification infra_error: " + v.error();
-            var kind = episode ? MaskKind.EPISODE_INFRA_ERROR : MaskKind.VERIFICATION_INFRA_ERROR;
-            scored = new RewardScored(v.taskId(), v.groupId(), v.rolloutId(), v.policyVersion(), r.groupSize(), true, why, kind, r.termination(), null, null,
-                    config.gamma(), null, null, List.of(), r.trajectory());
+        var episode = v.episode();
+        if (v.status() == VerificationStatus.INFRA_ERROR || episode.termination() == Termination.INFRA_ERROR) {
+            boolean inEpisode = episode.termination() == Termination.INFRA_ERROR;
+            String why = inEpisode ? "episode ended in infra_error" : "verification infra_error: " + v.error();
+            var kind = inEpisode ? MaskKind.EPISODE_INFRA_ERROR : MaskKind.VERIFICATION_INFRA_ERROR;
+            scored = new RewardScored(v.ref(), true, why, kind, episode.termination(), null, null, config.gamma(), null, null, List.of(),
+                    episode.trajectory());
             breakdown = "[]";
             metrics.counter("rubric_masked_total").increment();
         } else {
-            Optional<Task> task = wait.until(() -> store.task(v.taskId(), r.taskVersion()), Optional::isPresent);
+            int version = v.ref().taskVersion();
+            var wait = new BoundedRetry(config.waitAttempts(), config.waitBackoff());
+            Optional<Task> task = wait.until(() -> store.task(v.taskId(), version), Optional::isPresent);
             if (task.isEmpty()) {
-                throw new IllegalStateException(v.logContext() + ": task v" + r.taskVersion() + " never arrived on tasks.accepted");
+                throw new IllegalStateException(v.logContext() + ": task v" + version + " never arrived on tasks.accepted");
             }
-            Rubric rubric = rubricOf(task.get(), r.taskVersion(), v.logContext());
-            var facts = EpisodeFacts.of(trajectory(r.trajectory()), r.patch(), task.get().limits().maxSteps(), r.termination());
+            Rubric rubric = rubricOf(task.get(), version, v.logContext());
+            var facts = EpisodeFacts.of(trajectory(episode.trajectory()), episode.patch(), task.get().limits().maxSteps(), episode.termination());
             var result = Scorer.score(rubric, facts, Privileged.of(task.get()), v.resolved(), config.gamma(), config.submitRequired());
             var criteria = result.criteria().stream().map(c -> new RewardScored.Criterion(c.id(), c.weight(), c.q(), c.detail())).toList();
-            scored = new RewardScored(v.taskId(), v.groupId(), v.rolloutId(), v.policyVersion(), r.groupSize(), false, null, null, r.termination(),
-                    result.rExec(), result.sPrm(), config.gamma(), result.reward(), rubric.version(), criteria, r.trajectory());
+            scored = new RewardScored(v.ref(), false, null, null, episode.termination(), result.rExec(), result.sPrm(), config.gamma(), result.reward(),
+                    rubric.version(), criteria, episode.trajectory());
             try {
                 breakdown = EventCodec.mapper().writeValueAsString(criteria);
             } catch (com.fasterxml.jackson.core.JsonProcessingException e) {

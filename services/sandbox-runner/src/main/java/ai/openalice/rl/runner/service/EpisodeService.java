@@ -143,8 +143,8 @@ public class EpisodeService {
         inFlight.add(r.rolloutId());
         try {
             Episode e = episode(r);
-            var completed = new RolloutCompleted(r.taskId(), r.groupId(), r.rolloutId(), r.policyVersion(), r.task().taskVersion(), r.task().contentHash(), r.groupSize(), r.attempt(),
-                    owner, e.termination(), e.error(), e.patch(), trajectoryRef(r.rolloutId(), e.trajectory()), e.stats());
+            var completed = new RolloutCompleted(r.ref(), owner, e.termination(), e.error(), e.patch(), trajectoryRef(r.rolloutId(), e.trajectory()),
+                    e.stats());
             var event = Envelope.of(completed, in.traceparent());
             if (!leases.publish(r.rolloutId(), owner, CHANNEL, event.key(), EventCodec.encode(event))) {
                 LOG.warnf("%s: the lease was taken over while running; this result is dropped", r.logContext());
@@ -165,7 +165,7 @@ public class EpisodeService {
         try (Sandbox sandbox = sandboxes.create(SandboxSpec.of(WorkspaceSource.of(r.task().workspace(), config.mirrors().orElse(null)))
                 .withLabels(Map.of("task", r.taskId(), "rollout", r.rolloutId().toString())))) {
             var selection = config.testTimeCandidates() < 2 ? null : new ai.openalice.rl.agent.loop.TestTimeSelection(config.testTimeCandidates(),
-                    config.testTimeBeta(), new RubricStepScorer(java.net.URI.create(config.rubricUrl()), r.taskId(), r.task().taskVersion()));
+                    config.testTimeBeta(), new RubricStepScorer(java.net.URI.create(config.rubricUrl()), r.taskId(), r.ref().taskVersion()));
             var loop = new AgentLoop(policies.forEpisode(r.taskId(), r.rolloutId()), tokenizer, format, Tools.standard(), selection)
                     .withPrompt(prompt);
             return loop.run(r.task(), sandbox, cfg);

@@ -2,6 +2,7 @@ package ai.openalice.rl.dispatcher.repository;
 
 import ai.openalice.rl.dispatcher.config.DispatcherConfig;
 import ai.openalice.rl.dispatcher.model.RolloutState;
+import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RolloutRequested;
@@ -34,7 +35,7 @@ public class GroupStore {
     DispatcherConfig config;
 
     /** Creates a group of {@code size} members; {@code requested} sends them now, {@code pending} leaves them for {@link #release}. */
-    public UUID create(Sql sql, TaskStore.Versioned task, long policyVersion, int size, RolloutRequested.Mode mode, UUID evalRunId,
+    public UUID create(Sql sql, TaskStore.Versioned task, long policyVersion, int size, RolloutRef.Mode mode, UUID evalRunId,
             boolean requested, Long round) {
         UUID group = UUID.randomUUID();
         sql.query("INSERT INTO dispatcher.groups (group_id, task_id, task_version, policy_version, size, mode, eval_run_id, state, round)"
@@ -59,21 +60,21 @@ public class GroupStore {
         for (Row r : sql.query("DELETE FROM dispatcher.rollouts WHERE group_id = $1 AND state = $2 RETURNING rollout_id, member_index", id,
                 RolloutState.PENDING.wire())) {
             request(sql, task, id, r.getUUID("rollout_id"), group.getLong("policy_version"),
-                    group.getInteger("size"), r.getInteger("member_index"), 1, RolloutRequested.Mode.of(group.getString("mode")),
+                    group.getInteger("size"), r.getInteger("member_index"), 1, RolloutRef.Mode.of(group.getString("mode")),
                     group.getUUID("eval_run_id"));
         }
     }
 
     private void request(Sql sql, TaskStore.Versioned versioned, UUID group, UUID rollout, long policyVersion, int size, int member, int attempt,
-            RolloutRequested.Mode mode, UUID evalRunId) {
+            RolloutRef.Mode mode, UUID evalRunId) {
         Task task = versioned.task();
         Instant deadline = Instant.now().plus(runDeadline(task));
         sql.query("INSERT INTO dispatcher.rollouts (rollout_id, group_id, member_index, attempt, state, deadline) VALUES ($1, $2, $3, $4, $6, $5)",
                 rollout, group, member, attempt, deadline.atOffset(ZoneOffset.UTC), RolloutState.REQUESTED.wire());
         var s = config.sampling();
-        var event = Envelope.of(new RolloutRequested(task.instanceId(), group, rollout, policyVersion, size, member, attempt, mode, evalRunId,
-                task.agentView(versioned.version(), versioned.contentHash()), new RolloutRequested.Sampling(s.temperature(), s.topP(), s.maxTokensPerTurn(), s.seed().orElse(null)),
-                deadline));
+        var ref = new RolloutRef(task.instanceId(), versioned.version(), versioned.contentHash(), group, rollout, member, attempt, size, policyVersion, mode,
+                evalRunId, new RolloutRef.Sampling(s.temperature(), s.topP(), s.maxTokensPerTurn(), s.seed().orElse(null)));
+        var event = Envelope.of(new RolloutRequested(ref, task.agentView(versioned.version(), versioned.contentHash()), deadline));
         sql.outbox("dispatcher", CHANNEL, event.key(), EventCodec.encode(event));
     }
 
@@ -118,7 +119,7 @@ public class GroupStore {
         var task = tasks.task(g.getString("task_id"), g.getInteger("task_version"))
                 .orElseThrow(() -> new IllegalStateException("group " + group + ": task " + g.getString("task_id") + " is gone"));
         request(sql, task, group, UUID.randomUUID(), g.getLong("policy_version"), g.getInteger("size"),
-                row.get().getInteger("member_index"), attempt + 1, RolloutRequested.Mode.of(g.getString("mode")), g.getUUID("eval_run_id"));
+                row.get().getInteger("member_index"), attempt + 1, RolloutRef.Mode.of(g.getString("mode")), g.getUUID("eval_run_id"));
         return true;
     }
 

@@ -5,6 +5,7 @@ import ai.openalice.rl.core.eval.Selection;
 import ai.openalice.rl.dispatcher.repository.GroupStore;
 import ai.openalice.rl.servicekit.Sql;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
+import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.RolloutRequested;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -42,7 +43,7 @@ public class EvalService {
             sql.query("INSERT INTO dispatcher.evals (eval_run_id, policy_version, k, alpha) VALUES ($1, $2, $3, $4)", run, policyVersion, k, alpha);
             for (String id : taskIds) {
                 int version = tasks.latestVersion(id).orElseThrow(() -> new IllegalArgumentException("unknown task " + id));
-                groups.create(sql, tasks.task(id, version).orElseThrow(), policyVersion, k, RolloutRequested.Mode.EVAL, run, false, null);
+                groups.create(sql, tasks.task(id, version).orElseThrow(), policyVersion, k, RolloutRef.Mode.EVAL, run, false, null);
             }
             return null;
         });

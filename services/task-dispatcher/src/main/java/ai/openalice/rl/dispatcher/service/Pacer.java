@@ -1,6 +1,7 @@
 package ai.openalice.rl.dispatcher.service;
 
 import ai.openalice.rl.dispatcher.config.DispatcherConfig;
+import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.RolloutRequested;
 import ai.openalice.rl.servicekit.Sql;
 import io.vertx.mutiny.sqlclient.Row;
@@ -78,7 +79,7 @@ public class Pacer {
         Row r = sql.one("SELECT s.policy_version AS v,"
                 + " (SELECT count(*) FROM dispatcher.groups g WHERE g.mode = $1 AND (g.created_at >= $2 OR g.group_id = ANY($3)) AND " + USEFUL
                 + ") AS used, (SELECT count(*) FROM dispatcher.groups g WHERE g.mode = $1 AND " + OPEN + ") AS open"
-                + " FROM dispatcher.scheduler s WHERE s.id = 1", RolloutRequested.Mode.TRAIN.wire(), anchor.since(), anchor.carried()).orElseThrow();
+                + " FROM dispatcher.scheduler s WHERE s.id = 1", RolloutRef.Mode.TRAIN.wire(), anchor.since(), anchor.carried()).orElseThrow();
         long v = r.getLong("v");
         long now = clock.getAsLong();
         if (v != lastVersion) {
@@ -98,7 +99,7 @@ public class Pacer {
 
     private static Anchor anchor(Sql sql) {
         Row r = sql.one("SELECT s.policy_version AS v, now() AS since, ARRAY(SELECT g.group_id FROM dispatcher.groups g WHERE g.mode = $1 AND "
-                + OPEN + ") AS carried FROM dispatcher.scheduler s WHERE s.id = 1", RolloutRequested.Mode.TRAIN.wire()).orElseThrow();
+                + OPEN + ") AS carried FROM dispatcher.scheduler s WHERE s.id = 1", RolloutRef.Mode.TRAIN.wire()).orElseThrow();
         return new Anchor(r.getLong("v"), r.getOffsetDateTime("since"), r.getArrayOfUUIDs("carried"));
     }
 
@@ -124,7 +125,7 @@ public class Pacer {
     /** Synchronous: useful groups at the current version up to max-in-flight ÷ G. */
     private long syncRoom(Sql sql) {
         long useful = sql.one("SELECT count(*) AS n FROM dispatcher.groups g, dispatcher.scheduler s WHERE s.id = 1 AND g.mode = $1"
-                + " AND g.policy_version = s.policy_version AND " + USEFUL, RolloutRequested.Mode.TRAIN.wire()).orElseThrow().getLong("n");
+                + " AND g.policy_version = s.policy_version AND " + USEFUL, RolloutRef.Mode.TRAIN.wire()).orElseThrow().getLong("n");
         return Math.max(0, config.maxInFlight() / config.groupSize() - useful);
     }
 }

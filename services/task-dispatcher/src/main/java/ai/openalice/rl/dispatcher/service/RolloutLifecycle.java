@@ -5,6 +5,7 @@ import ai.openalice.rl.dispatcher.model.RolloutState;
 import ai.openalice.rl.dispatcher.repository.GroupStore;
 import ai.openalice.rl.servicekit.Sql;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
+import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.RewardScored;
 import ai.openalice.rl.events.RolloutCompleted;
@@ -110,7 +111,7 @@ public class RolloutLifecycle {
         }
         Row g = done.get();
         metrics.counter("dispatcher_groups_finished_total", "mode", g.getString("mode")).increment();
-        if (!RolloutRequested.Mode.TRAIN.wire().equals(g.getString("mode"))) {
+        if (!RolloutRef.Mode.TRAIN.wire().equals(g.getString("mode"))) {
             return;
         }
         String taskId = g.getString("task_id");
@@ -186,7 +187,7 @@ public class RolloutLifecycle {
                 if (config.staleAction() == DispatcherConfig.StaleAction.REFRESH) {
                     var version = tasks.latestVersion(g.getString("task_id")).orElse(g.getInteger("task_version"));
                     var task = tasks.task(g.getString("task_id"), version).orElseThrow();
-                    UUID fresh = groups.create(sql, task, current, g.getInteger("size"), RolloutRequested.Mode.TRAIN, null, true, null);
+                    UUID fresh = groups.create(sql, task, current, g.getInteger("size"), RolloutRef.Mode.TRAIN, null, true, null);
                     LOG.infof("group %s %s; refreshed as %s", id, reason, fresh);
                 } else {
                     LOG.infof("group %s %s; dropped", id, reason);

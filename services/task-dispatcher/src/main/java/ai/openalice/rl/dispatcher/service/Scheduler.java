@@ -5,6 +5,7 @@ import ai.openalice.rl.dispatcher.model.RolloutState;
 import ai.openalice.rl.dispatcher.repository.GroupStore;
 import ai.openalice.rl.servicekit.Sql;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
+import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.RolloutRequested;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -133,7 +134,7 @@ public class Scheduler {
         sql.query("UPDATE dispatcher.task_state SET groups = groups + 1 WHERE task_id = $1", taskId);
         sql.query("UPDATE dispatcher.sources SET groups = groups + 1 WHERE source = $1", pick.get().getString("source"));
         sql.query("UPDATE dispatcher.scheduler SET round = round + 1 WHERE id = 1");
-        UUID group = groups.create(sql, task, state.getLong("policy_version"), config.groupSize(), RolloutRequested.Mode.TRAIN, null, true,
+        UUID group = groups.create(sql, task, state.getLong("policy_version"), config.groupSize(), RolloutRef.Mode.TRAIN, null, true,
                 round);
         LOG.debugf("round %d: group %s of %s v%d at policy v%d", round, group, taskId, version, state.getLong("policy_version"));
         return true;

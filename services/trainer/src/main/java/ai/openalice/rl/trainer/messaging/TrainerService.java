@@ -1,7 +1,6 @@
 package ai.openalice.rl.trainer.messaging;
 
 import ai.openalice.rl.events.RewardScored;
-import ai.openalice.rl.events.RolloutRequested;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.servicekit.OutboxRelay;
 import ai.openalice.rl.trainer.config.TrainerConfig;
@@ -24,9 +23,8 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.jboss.logging.Logger;
 
 /**
- * The trainer's wiring: scored rollouts kept as they arrive (an unreadable one goes to
- * {@code rewards.scored.dlq} with the reason), evaluation groups noted from rollouts.requested,
- * the training loop on its own thread, the outbox relayed to checkpoints.published and
+ * The trainer's wiring: scored rollouts kept as they arrive, with their header's mode and
+ * temperature (an unreadable one goes to {@code rewards.scored.dlq} with the reason), the training loop on its own thread, the outbox relayed to checkpoints.published and
  * training.metrics.
  */
 @ApplicationScoped
@@ -93,13 +91,6 @@ public class TrainerService {
                 LOG.debugf("%s arrived after its group was settled", in.payload().rolloutId());
             }
         });
-    }
-
-    @Incoming("rollouts-requested")
-    @Blocking
-    public void requested(byte[] value) {
-        inbox.<RolloutRequested>read(Topic.ROLLOUTS_REQUESTED, value).filter(in -> in.payload().mode() == RolloutRequested.Mode.EVAL)
-                .ifPresent(in -> store.markEvaluation(in.payload().groupId()));
     }
 
     @Scheduled(every = "1s", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,

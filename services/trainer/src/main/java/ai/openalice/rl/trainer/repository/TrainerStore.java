@@ -2,6 +2,7 @@ package ai.openalice.rl.trainer.repository;
 
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RewardScored;
+import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.servicekit.Sql;
@@ -50,37 +51,38 @@ public class TrainerStore {
             }
             sql.query("""
                     INSERT INTO trainer.samples (rollout_id, group_id, task_id, policy_version, group_size, masked, infra, termination, reward, r_exec,
-                                                 s_prm, trajectory)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING""",
+                                                 s_prm, trajectory, mode, temperature)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING""",
                     r.rolloutId(), r.groupId(), r.taskId(), r.policyVersion(), r.groupSize(), r.masked(), infra, r.termination().wire(), r.reward(),
-                    r.rExec(), r.sPrm(), new JsonObject(trajectory));
+                    r.rExec(), r.sPrm(), new JsonObject(trajectory), r.ref().mode().wire(), r.ref().sampling().temperature());
             return true;
         });
     }
 
-    public void markEvaluation(UUID groupId) {
-        pool.preparedQuery("INSERT INTO trainer.eval_groups (group_id) VALUES ($1) ON CONFLICT DO NOTHING").execute(Tuple.of(groupId)).await().atMost(DB);
-    }
-
-    /** A stored member of a group. */
+    /**
+     * A stored member of a group; {@code temperature} is the one it was sampled at (null for a sample
+     * stored before rewards.scored carried it).
+     */
     public record Member(UUID rolloutId, UUID groupId, String taskId, long policyVersion, int groupSize, boolean masked, boolean infra,
-            Termination termination, Double reward, Integer rExec, Double sPrm, TrajectoryRef trajectory) {}
+            Termination termination, Double reward, Integer rExec, Double sPrm, TrajectoryRef trajectory, Double temperature) {}
 
-    /** An open group ready to train: complete (every member scored, infrastructure failures not counting) or past its deadline. */
+    /**
+     * An open group ready to train: complete (every member scored, infrastructure failures not
+     * counting) or past its deadline; or an evaluation group (a member's header says so), at once.
+     */
     public record ReadyGroup(UUID groupId, boolean evaluation, List<Member> members) {}
 
     /** Up to {@code limit} ready groups, oldest first, skipping {@code exclude} (used by steps not yet committed). */
     public List<ReadyGroup> ready(int limit, Duration deadline, Collection<UUID> exclude) {
         var ids = new ArrayList<UUID>();
         for (Row r : pool.preparedQuery("""
-                SELECT g.group_id, (e.group_id IS NOT NULL) AS evaluation FROM trainer.groups g
+                SELECT g.group_id FROM trainer.groups g
                   JOIN trainer.samples s ON s.group_id = g.group_id
-                  LEFT JOIN trainer.eval_groups e ON e.group_id = g.group_id
                  WHERE g.state = 'open' AND NOT (g.group_id = ANY($3))
-                 GROUP BY g.group_id, e.group_id
+                 GROUP BY g.group_id
                 HAVING count(*) FILTER (WHERE NOT s.infra) >= max(s.group_size)
                     OR min(g.first_seen) < now() - make_interval(secs => $2)
-                    OR e.group_id IS NOT NULL
+                    OR bool_or(s.mode = 'eval')
                  ORDER BY min(g.first_seen) LIMIT $1""")
                 .execute(Tuple.of(limit, (double) deadline.toMillis() / 1000, exclude.toArray(UUID[]::new))).await().atMost(DB)) {
             ids.add(r.getUUID("group_id"));
@@ -89,17 +91,18 @@ public class TrainerStore {
             return List.of();
         }
         var evaluation = new java.util.HashSet<UUID>();
-        pool.preparedQuery("SELECT group_id FROM trainer.eval_groups WHERE group_id = ANY($1)").execute(Tuple.of(ids.toArray(UUID[]::new)))
-                .await().atMost(DB).forEach(r -> evaluation.add(r.getUUID(0)));
         var members = new LinkedHashMap<UUID, List<Member>>();
         ids.forEach(id -> members.put(id, new ArrayList<>()));
         for (Row r : pool.preparedQuery("SELECT * FROM trainer.samples WHERE group_id = ANY($1) ORDER BY received_at, rollout_id")
                 .execute(Tuple.of(ids.toArray(UUID[]::new))).await().atMost(DB)) {
+            if (RolloutRef.Mode.EVAL.wire().equals(r.getString("mode"))) {
+                evaluation.add(r.getUUID("group_id"));
+            }
             try {
                 members.get(r.getUUID("group_id")).add(new Member(r.getUUID("rollout_id"), r.getUUID("group_id"), r.getString("task_id"),
                         r.getLong("policy_version"), r.getInteger("group_size"), r.getBoolean("masked"), r.getBoolean("infra"),
                         Termination.of(r.getString("termination")), r.getDouble("reward"), r.getInteger("r_exec"), r.getDouble("s_prm"),
-                        EventCodec.mapper().readValue(r.getJsonObject("trajectory").encode(), TrajectoryRef.class)));
+                        EventCodec.mapper().readValue(r.getJsonObject("trajectory").encode(), TrajectoryRef.class), r.getDouble("temperature")));
             } catch (java.io.IOException e) {
                 throw new IllegalStateException("stored trajectory of " + r.getUUID("rollout_id") + " is unreadable", e);
             }

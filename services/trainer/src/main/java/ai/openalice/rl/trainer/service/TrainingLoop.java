@@ -166,13 +166,14 @@ public final class TrainingLoop implements Runnable {
                 sleep(config.poll().toMillis());
                 continue;
             }
+            fresh.forEach(g -> exclude.add(g.groupId()));
+            fresh = sft ? fresh : refuseOffTemperature(fresh, batch);
             var screen = BatchPlan.of(fresh, policyVersion, config.maxStaleness(), config.advantage(), sft, TrainingLoop::turns,
                     config.loss().compactFilter() ? CompactFilter.deepSwe() : new CompactFilter(false, false, false),
                     config.dynamicSampling() == TrainerConfig.DynamicSampling.OUTCOME);
             store.drop(screen.dropped());
             meters.dropped(screen.droppedByReason());
             batch.add(screen);
-            fresh.forEach(g -> exclude.add(g.groupId()));
         }
         if (!running) {
             return false;
@@ -231,6 +232,19 @@ public final class TrainingLoop implements Runnable {
             meters.version(policyVersion);
         }
         return true;
+    }
+
+    /** Settles, as dropped, the groups sampled at another temperature than the one the loss uses; returns the rest. */
+    private List<TrainerStore.ReadyGroup> refuseOffTemperature(List<TrainerStore.ReadyGroup> fresh, StepTally batch) {
+        var off = TemperatureScreen.offTemperature(fresh, config.loss().temperature());
+        if (off.isEmpty()) {
+            return fresh;
+        }
+        store.drop(off);
+        meters.dropped(Map.of("temperature", (long) off.size()));
+        batch.dropped("temperature", off.size());
+        off.forEach((group, why) -> LOG.warnf("group %s refused: %s", group, why));
+        return fresh.stream().filter(g -> !off.containsKey(g.groupId())).toList();
     }
 
     static List<Turn> turns(TrainerStore.Member m) {

@@ -20,7 +20,7 @@ class BatchPlanTest {
 
     static TrainerStore.Member member(UUID g, long version, Termination end, Double reward, Integer rExec, boolean infra) {
         return new TrainerStore.Member(UUID.randomUUID(), g, "t", version, 3, infra, infra, end, infra ? null : reward, infra ? null : rExec,
-                infra ? null : 0.5, new TrajectoryRef.Inline(new Trajectory(ONE_TURN)));
+                infra ? null : 0.5, new TrajectoryRef.Inline(new Trajectory(ONE_TURN)), 0.7);
     }
 
     @Test

@@ -36,7 +36,7 @@ public class VerificationRepository {
                   WHERE verifier.verifications.state = 'running'
                     AND verifier.verifications.claimed_at < now() - make_interval(secs => $7)
                 RETURNING rollout_id""")
-                .execute(Tuple.from(new Object[] {e.rolloutId(), e.taskId(), e.taskVersion(), e.groupId(), e.policyVersion(), owner,
+                .execute(Tuple.from(new Object[] {e.rolloutId(), e.taskId(), e.ref().taskVersion(), e.groupId(), e.policyVersion(), owner,
                         (double) lease.toSeconds()}))
                 .await().atMost(DB);
         return rows.rowCount() == 1;

@@ -28,7 +28,8 @@ import org.jboss.logging.Logger;
 /**
  * Verifies rollouts: claims each rollout once, finds its task at the version it ran, runs the
  * harness (or passes an infrastructure failure of the episode through, never as a failed
- * verdict), and stores the verdict with its {@code verifications.completed} event.
+ * verdict), and stores the verdict with its {@code verifications.completed} event, which carries
+ * the rollout's header and forwards the episode it judged.
  */
 @ApplicationScoped
 public class VerificationService {
@@ -110,13 +111,14 @@ public class VerificationService {
             String why = e.error() == null ? "unknown" : e.error().kind() + ": " + e.error().message();
             return infra(e, "the episode ended in an infrastructure error (" + why + "); nothing to verify");
         }
-        Optional<TaskReplica.Replicated> task = waitForTask(e.taskId(), e.taskVersion(), e.contentHash());
+        var ref = e.ref();
+        Optional<TaskReplica.Replicated> task = waitForTask(ref.taskId(), ref.taskVersion(), ref.contentHash());
         if (task.isEmpty()) {
-            return infra(e, "task " + e.taskId() + " v" + e.taskVersion() + " has not arrived on tasks.accepted");
+            return infra(e, "task " + ref.taskId() + " v" + ref.taskVersion() + " has not arrived on tasks.accepted");
         }
-        if (e.contentHash() != null && !e.contentHash().equals(task.get().contentHash())) {
+        if (ref.contentHash() != null && !ref.contentHash().equals(task.get().contentHash())) {
             registry.counter("verifier_content_mismatches_total").increment();
-            return infra(e, "task " + e.taskId() + " v" + e.taskVersion() + ": the rollout ran content " + e.contentHash()
+            return infra(e, "task " + ref.taskId() + " v" + ref.taskVersion() + ": the rollout ran content " + ref.contentHash()
                     + ", this verifier holds " + task.get().contentHash() + "; not judged against other hidden tests");
         }
         return harness.verify(task.get().task(), e.patch());
@@ -137,8 +139,9 @@ public class VerificationService {
                 reason, "");
     }
 
+    /** The verdict with the rollout's header and the episode it judged, as rubric-prm needs them. */
     static VerificationCompleted toEvent(RolloutCompleted e, Verdict v) {
-        return new VerificationCompleted(e.taskId(), e.groupId(), e.rolloutId(), e.policyVersion(), v.status(), v.resolved(),
-                v.failToPass(), v.passToPass(), v.flaky(), v.durationMs(), null, v.reason());
+        return new VerificationCompleted(e.ref(), v.status(), v.resolved(), v.failToPass(), v.passToPass(), v.flaky(), v.durationMs(), null, v.reason(),
+                VerificationCompleted.Episode.of(e));
     }
 }
