@@ -2,20 +2,47 @@ package ai.openalice.rl.events;
 
 import java.util.Map;
 
-/** A new policy checkpoint (ONNX graph + manifest, and the trainer's resume state) in the artifact store. */
+/**
+ * A new policy checkpoint (ONNX graph + manifest, and the trainer's resume state) in the artifact
+ * store, and the {@link Terms} the trainer trains under, for the services that must follow them.
+ */
 public record CheckpointPublished(
-        long policyVersion, long step, ArtifactRef onnx, ArtifactRef manifest, ArtifactRef resumeState, Map<String, Double> metrics)
+        long policyVersion, long step, ArtifactRef onnx, ArtifactRef manifest, ArtifactRef resumeState, Map<String, Double> metrics,
+        @Added("trainer terms") Terms terms)
         implements EventPayload {
 
     /** One partition keeps the versions in order. */
     public static final String KEY = "policy";
 
+    @com.fasterxml.jackson.annotation.JsonCreator
     public CheckpointPublished {
         metrics = metrics == null ? Map.of() : Map.copyOf(metrics);
+    }
+
+    /** A checkpoint that states no terms (a producer that predates them: the followers keep their own settings). */
+    public CheckpointPublished(long policyVersion, long step, ArtifactRef onnx, ArtifactRef manifest, ArtifactRef resumeState, Map<String, Double> metrics) {
+        this(policyVersion, step, onnx, manifest, resumeState, metrics, null);
     }
 
     @Override
     public String key() {
         return KEY;
+    }
+
+    /**
+     * What the trainer's loss and screening assume of the rollouts, decided once by the trainer: the
+     * dispatcher samples at {@code temperature} (null: the trainer has no say, e.g. imitation, which
+     * fits at temperature 1 whatever the sampling), lets the runner use at most
+     * {@code contextLength} tokens, counts truncated members out of the curriculum as the compact
+     * filter does, drops groups more than {@code maxStaleness} versions behind, and paces
+     * {@code groupsPerVersion} training groups per policy version.
+     */
+    public record Terms(Double temperature, boolean compactFilter, int maxStaleness, int groupsPerVersion, int contextLength) {
+        public Terms {
+            if (temperature != null && !(temperature > 0) || maxStaleness < 0 || groupsPerVersion < 0 || contextLength < 1) {
+                throw new IllegalArgumentException("trainer terms out of range: temperature " + temperature + ", maxStaleness " + maxStaleness
+                        + ", groupsPerVersion " + groupsPerVersion + ", contextLength " + contextLength);
+            }
+        }
     }
 }

@@ -145,7 +145,7 @@ final class DispatcherFixture {
         pool.query("""
                 TRUNCATE dispatcher.rollouts, dispatcher.groups, dispatcher.evals, dispatcher.task_state, dispatcher.tasks, dispatcher.sources,
                          dispatcher.solve_history, dispatcher.staleness, dispatcher.cohort_state;
-                UPDATE dispatcher.scheduler SET policy_version = 0, round = 0""").execute().await().atMost(Duration.ofSeconds(45));
+                UPDATE dispatcher.scheduler SET policy_version = 0, round = 0, trainer_terms = NULL, terms_version = NULL""").execute().await().atMost(Duration.ofSeconds(45));
     }
 
     static List<Row> rows(Pool pool, String sql, Object... args) {

@@ -196,6 +196,44 @@ class DispatcherServiceTest {
                 "new groups sample the trainer's current version");
     }
 
+    /**
+     * The trainer owns what its loss assumes of the rollouts: once a checkpoint states its terms,
+     * new requests sample at its temperature within its context, and its max-staleness drops groups.
+     * A later checkpoint that states no temperature (imitation) leaves the dispatcher's own.
+     */
+    @Test
+    void theTrainersStatedTermsRuleTheRequestsThatFollow() throws Exception {
+        post("terms-a", "train");
+        assertEquals(2, scheduler.tick());
+        var before = awaitRequests(4);
+        assertTrue(before.stream().allMatch(r -> r.sampling().temperature() == 1.0 && r.task().limits().maxContextTokens() == null),
+                "the dispatcher's own settings (test profile: temperature 1.0) until the trainer says otherwise");
+        UUID g = before.getFirst().groupId();
+        send(checkpointsTopic, new CheckpointPublished(2, 20, null, null, null, Map.of(), new CheckpointPublished.Terms(0.6, false, 1, 0, 300)));
+        // lag 2 is within the dispatcher's own max-staleness (4), not within the trainer's (1)
+        await("group dropped", () -> http(uri("/groups/" + g), "GET", null).body().get("state").asText().equals("dropped"));
+        assertEquals(2, scheduler.tick());
+        var after = awaitRequests(8).stream().filter(r -> r.policyVersion() == 2).toList();
+        assertEquals(4, after.size());
+        assertTrue(after.stream().allMatch(r -> r.sampling().temperature() == 0.6 && r.task().limits().maxContextTokens() == 300), after.toString());
+
+        send(checkpointsTopic, new CheckpointPublished(3, 30, null, null, null, Map.of(), new CheckpointPublished.Terms(null, false, 0, 0, 300)));
+        await("v3", () -> count("SELECT policy_version FROM dispatcher.scheduler") == 3);
+        assertEquals(2, scheduler.tick(), "max-staleness 0 dropped the v2 groups");
+        var third = awaitRequests(12).stream().filter(r -> r.policyVersion() == 3).toList();
+        assertTrue(third.size() == 4 && third.stream().allMatch(r -> r.sampling().temperature() == 1.0 && r.task().limits().maxContextTokens() == 300),
+                "imitation states no temperature: the dispatcher's own again; the rest of v3's terms hold: " + third);
+
+        // a late checkpoint's terms never replace a newer one's: after v1's (max-staleness 9) and v4's (none stated), v3's max-staleness 0 holds
+        send(checkpointsTopic, new CheckpointPublished(1, 10, null, null, null, Map.of(), new CheckpointPublished.Terms(0.9, false, 9, 0, 900)));
+        send(checkpointsTopic, new CheckpointPublished(4, 40, null, null, null, Map.of()));
+        await("v4", () -> count("SELECT policy_version FROM dispatcher.scheduler") == 4);
+        assertEquals(2, scheduler.tick(), "the v3 groups were dropped at lag 1");
+        var fourth = awaitRequests(16).stream().filter(r -> r.policyVersion() == 4).toList();
+        assertTrue(fourth.size() == 4 && fourth.stream().allMatch(r -> r.sampling().temperature() == 1.0 && r.task().limits().maxContextTokens() == 300),
+                fourth.toString());
+    }
+
     @Test
     void aPublisherWithManyTasksDoesNotStarveOneWithFew() {
         for (String id : List.of("big-1", "big-2", "big-3")) {

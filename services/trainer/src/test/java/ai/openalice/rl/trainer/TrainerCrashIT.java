@@ -114,8 +114,13 @@ class TrainerCrashIT {
 
             b = trainer("trainer-B");
             group(UUID.randomUUID());
-            var published = this.<CheckpointPublished>events(checkpoints, Topic.CHECKPOINTS_PUBLISHED, l -> l.size() >= 3);
-            var v2 = published.get(2);
+            var published = this.<CheckpointPublished>events(checkpoints, Topic.CHECKPOINTS_PUBLISHED, l -> l.size() >= 4);
+            var again = published.get(2);
+            assertEquals(1, again.policyVersion(), "B announces the checkpoint it resumed, with its terms, before it trains");
+            // the packaged trainer's terms: the run profile's temperature, batch-groups 1 × checkpoint-every 2 groups a version, its context 64
+            assertEquals(new CheckpointPublished.Terms(Double.parseDouble(ai.openalice.rl.events.RunProfile.TEMPERATURE),
+                    Boolean.parseBoolean(ai.openalice.rl.events.RunProfile.COMPACT_FILTER), 100, 2, 64), again.terms());
+            var v2 = published.get(3);
             assertEquals(2, v2.policyVersion());
             assertEquals(4, v2.step());
             assertTrue(Files.readString(Path.of("target/trainer-B.log")).contains("resumed from checkpoint v1 (step 2)"));

@@ -34,6 +34,9 @@ public class GroupStore {
     @Inject
     DispatcherConfig config;
 
+    @Inject
+    ai.openalice.rl.dispatcher.service.TrainerTerms terms;
+
     /** Creates a group of {@code size} members; {@code requested} sends them now, {@code pending} leaves them for {@link #release}. */
     public UUID create(Sql sql, TaskStore.Versioned task, long policyVersion, int size, RolloutRef.Mode mode, UUID evalRunId,
             boolean requested, Long round) {
@@ -72,9 +75,14 @@ public class GroupStore {
         sql.query("INSERT INTO dispatcher.rollouts (rollout_id, group_id, member_index, attempt, state, deadline) VALUES ($1, $2, $3, $4, $6, $5)",
                 rollout, group, member, attempt, deadline.atOffset(ZoneOffset.UTC), RolloutState.REQUESTED.wire());
         var s = config.sampling();
+        var followed = terms.current();
         var ref = new RolloutRef(task.instanceId(), versioned.version(), versioned.contentHash(), group, rollout, member, attempt, size, policyVersion, mode,
-                evalRunId, new RolloutRef.Sampling(s.temperature(), s.topP(), s.maxTokensPerTurn(), s.seed().orElse(null)));
-        var event = Envelope.of(new RolloutRequested(ref, task.agentView(versioned.version(), versioned.contentHash()), deadline));
+                evalRunId, new RolloutRef.Sampling(followed.temperature(), s.topP(), s.maxTokensPerTurn(), s.seed().orElse(null)));
+        var view = task.agentView(versioned.version(), versioned.contentHash());
+        var l = view.limits();
+        view = new ai.openalice.rl.events.AgentTask(view.taskId(), view.taskVersion(), view.contentHash(), view.problemStatement(), view.workspace(),
+                new ai.openalice.rl.events.task.Limits(l.maxSteps(), followed.contextBound(l.maxContextTokens()), l.episodeTimeoutS(), l.testTimeoutS()));
+        var event = Envelope.of(new RolloutRequested(ref, view, deadline));
         sql.outbox("dispatcher", CHANNEL, event.key(), EventCodec.encode(event));
     }
 

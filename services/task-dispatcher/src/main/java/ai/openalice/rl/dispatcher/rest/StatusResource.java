@@ -35,6 +35,9 @@ public class StatusResource {
     @Inject
     DispatcherConfig config;
 
+    @Inject
+    ai.openalice.rl.dispatcher.service.TrainerTerms terms;
+
     private RowSet<Row> q(String sql, Object... args) {
         return pool.preparedQuery(sql).execute(Tuple.from(args)).await().atMost(DB);
     }
@@ -94,6 +97,7 @@ public class StatusResource {
         long inFlight = rollouts.getOrDefault("requested", 0L) + rollouts.getOrDefault("completed", 0L) + rollouts.getOrDefault("verified", 0L);
         out.put("inFlight", inFlight);
         out.put("maxInFlight", config.maxInFlight());
+        out.put("terms", terms.current());
         out.put("rollouts", rollouts);
         out.put("groups", groups);
         Row t = q("""

@@ -22,8 +22,8 @@ import org.jboss.logging.Logger;
  * example). With {@code dispatcher.compact-filter}, as in the trainer, members that ran out of
  * turns, context or time do not count as valid.
  *
- * <p>Asynchronous, paced ({@code dispatcher.pace.groups-per-version} = g &gt; 0, versions ahead
- * a): the trainer consumes g useful groups per policy version, so since the pacer's anchor
+ * <p>Asynchronous, paced (g &gt; 0 groups per version: the trainer's terms once stated, else
+ * {@code dispatcher.pace.groups-per-version}; versions ahead a): the trainer consumes g useful groups per policy version, so since the pacer's anchor
  * (version v₀, its time, the groups then in flight) at most g·(v − v₀ + a) useful groups are
  * requested. A group that turns out uniform stops counting and is replaced. Only groups since the
  * anchor are counted (index {@code groups_train_created}). Synchronous:
@@ -51,7 +51,11 @@ public class Pacer {
     @Inject
     DispatcherConfig config;
 
+    @Inject
+    TrainerTerms terms;
+
     private Anchor anchor;
+    private int anchoredPerVersion;
     private long lastVersion = -1;
     private long versionSince;
     private LongSupplier clock = System::nanoTime;
@@ -70,11 +74,13 @@ public class Pacer {
             return syncRoom(sql);
         }
         var pace = config.pace();
-        if (pace.groupsPerVersion() <= 0) {
+        int perVersion = terms.current().groupsPerVersion();
+        if (perVersion <= 0) {
             return Long.MAX_VALUE;
         }
-        if (anchor == null) {
+        if (anchor == null || perVersion != anchoredPerVersion) { // a new rate counts from now, not from the old one's start
             anchor = anchor(sql);
+            anchoredPerVersion = perVersion;
         }
         Row r = sql.one("SELECT s.policy_version AS v,"
                 + " (SELECT count(*) FROM dispatcher.groups g WHERE g.mode = $1 AND (g.created_at >= $2 OR g.group_id = ANY($3)) AND " + USEFUL
@@ -86,13 +92,13 @@ public class Pacer {
             lastVersion = v;
             versionSince = now;
         }
-        long room = (long) pace.groupsPerVersion() * (v - anchor.version() + pace.versionsAhead()) - r.getLong("used");
+        long room = (long) perVersion * (v - anchor.version() + pace.versionsAhead()) - r.getLong("used");
         if (room <= 0 && r.getLong("open") == 0 && now - versionSince > pace.stallAfter().toNanos()) {
             LOG.warnf("pacing: nothing in flight and no new policy version for %s; counting afresh from v%d (the trainer dropped groups counted"
                     + " as useful)", Duration.ofNanos(now - versionSince), v);
             anchor = anchor(sql);
             versionSince = now;
-            room = (long) pace.groupsPerVersion() * (v - anchor.version() + pace.versionsAhead());
+            room = (long) perVersion * (v - anchor.version() + pace.versionsAhead());
         }
         return Math.max(0, room);
     }

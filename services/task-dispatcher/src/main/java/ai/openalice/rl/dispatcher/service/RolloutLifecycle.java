@@ -28,8 +28,9 @@ import org.jboss.logging.Logger;
  * of {@link ai.openalice.rl.dispatcher.model.RolloutState}); infrastructure failures (of the episode
  * or of the verification) are retried, never counted against the policy. When the last member of a
  * group is settled the group is finished: its solve rate goes to the task's history and to the
- * curriculum, its lag to the staleness histogram. New checkpoints advance the policy version and
- * drop (or refresh) training groups that fell more than {@code max-staleness} versions behind.
+ * curriculum, its lag to the staleness histogram. New checkpoints advance the policy version, bring
+ * the trainer's terms ({@link TrainerTerms}), and drop (or refresh) training groups that fell more
+ * than max-staleness versions behind.
  */
 @ApplicationScoped
 public class RolloutLifecycle {
@@ -49,6 +50,9 @@ public class RolloutLifecycle {
 
     @Inject
     MeterRegistry metrics;
+
+    @Inject
+    TrainerTerms terms;
 
     public void completed(RolloutCompleted e) {
         Sql.transaction(pool, sql -> {
@@ -118,8 +122,9 @@ public class RolloutLifecycle {
         int solved = g.getLong("solved").intValue();
         int valid = g.getLong("valid").intValue();
         // What the trainer keeps of the group: with compact filtering, not the members that ran out of turns, context or time.
-        int kept = config.compactFilter() ? g.getLong("untruncated").intValue() : valid;
-        int keptSolved = config.compactFilter() ? g.getLong("untruncated_solved").intValue() : solved;
+        boolean compact = terms.current().compactFilter();
+        int kept = compact ? g.getLong("untruncated").intValue() : valid;
+        int keptSolved = compact ? g.getLong("untruncated_solved").intValue() : solved;
         sql.query("INSERT INTO dispatcher.solve_history (group_id, task_id, policy_version, solved, valid, kept, kept_solved)"
                 + " VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING", group, taskId, g.getLong("policy_version"), solved, valid, kept,
                 keptSolved);
@@ -171,13 +176,14 @@ public class RolloutLifecycle {
         return Sql.transaction(pool, sql -> {
             long current = sql.one("UPDATE dispatcher.scheduler SET policy_version = GREATEST(policy_version, $1) WHERE id = 1 RETURNING policy_version",
                     c.policyVersion()).orElseThrow().getLong("policy_version");
+            int maxStaleness = terms.adopt(sql, c).maxStaleness();
             int n = 0;
             for (Row g : sql.query("SELECT * FROM dispatcher.groups WHERE mode = 'train' AND state = 'requested' AND policy_version < $1 FOR UPDATE",
-                    current - config.maxStaleness())) {
+                    current - maxStaleness)) {
                 UUID id = g.getUUID("group_id");
                 long lag = current - g.getLong("policy_version");
                 String reason = "stale: sampled at policy v" + g.getLong("policy_version") + ", trainer at v" + current + " (max-staleness "
-                        + config.maxStaleness() + ")";
+                        + maxStaleness + ")";
                 sql.query("UPDATE dispatcher.rollouts SET state = $3, reason = $2, deadline = NULL WHERE group_id = $1 AND state = ANY($4)", id, reason,
                         RolloutState.DROPPED.wire(), RolloutState.wires(RolloutState.DROPPED.from()));
                 sql.query("UPDATE dispatcher.groups SET state = 'dropped', reason = $2, finished_at = now() WHERE group_id = $1", id, reason);

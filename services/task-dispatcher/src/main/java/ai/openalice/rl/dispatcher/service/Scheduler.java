@@ -54,6 +54,9 @@ public class Scheduler {
     @Inject
     Pacer pacer;
 
+    @Inject
+    TrainerTerms terms;
+
     private final AtomicLong inFlight = new AtomicLong();
 
     @PostConstruct
@@ -75,6 +78,7 @@ public class Scheduler {
             if (!sql.one("SELECT pg_try_advisory_xact_lock($1) AS ok", LOCK).orElseThrow().getBoolean("ok")) {
                 return 0;
             }
+            terms.refresh(sql); // another replica may have adopted newer ones
             long live = sql.one("SELECT count(*) AS n FROM dispatcher.rollouts WHERE state = ANY($1)", (Object) GroupStore.LIVE)
                     .orElseThrow().getLong("n");
             int n = 0;

@@ -58,7 +58,8 @@ final class CheckpointWriter {
         this.retention = retention;
     }
 
-    CheckpointPublished write(Learner learner, long policyVersion, long step, Map<String, Double> metrics, List<TrainerStore.Pending> pending) {
+    CheckpointPublished write(Learner learner, long policyVersion, long step, Map<String, Double> metrics, List<TrainerStore.Pending> pending,
+            CheckpointPublished.Terms terms) {
         Path dir = root.resolve("v" + policyVersion);
         try {
             Files.createDirectories(root);
@@ -68,7 +69,7 @@ final class CheckpointWriter {
             Manifest m = Checkpoint.save(dir, learner.model().config(), tokenizer, policyVersion, step, learner.parameters(),
                     learner.optimizer().export(), learner.optimizer().step());
             var onnx = ref(dir, Checkpoint.ONNX, m);
-            var event = new CheckpointPublished(policyVersion, step, onnx, manifestRef(dir), ref(dir, Checkpoint.OPTIMIZER, m), metrics);
+            var event = new CheckpointPublished(policyVersion, step, onnx, manifestRef(dir), ref(dir, Checkpoint.OPTIMIZER, m), metrics, terms);
             var env = Envelope.of(event);
             store.commit(policyVersion, step, dir.toString(), onnx.sha256(), EventCodec.mapper().writeValueAsString(metrics), pending, CHANNEL, env.key(),
                     EventCodec.encode(env));
@@ -76,6 +77,24 @@ final class CheckpointWriter {
             return event;
         } catch (IOException e) {
             throw new IllegalStateException("cannot write checkpoint v" + policyVersion + " to " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Announces the registered checkpoint {@code latest} again with this process's {@code terms}: a
+     * trainer restarted with other settings (imitation, then RL) states them at once rather than at
+     * its next checkpoint. The inference service ignores a version it already serves.
+     */
+    void announce(TrainerStore.Registered latest, CheckpointPublished.Terms terms) {
+        Path dir = Path.of(latest.dir());
+        try {
+            Manifest m = Checkpoint.verify(dir);
+            var event = new CheckpointPublished(latest.policyVersion(), latest.step(), ref(dir, Checkpoint.ONNX, m), manifestRef(dir),
+                    m.files().containsKey(Checkpoint.OPTIMIZER) ? ref(dir, Checkpoint.OPTIMIZER, m) : null, Map.of(), terms);
+            var env = Envelope.of(event);
+            store.enqueue(CHANNEL, env.key(), EventCodec.encode(env));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot announce checkpoint v" + latest.policyVersion() + " at " + dir + ": " + e.getMessage(), e);
         }
     }
 

@@ -3,6 +3,7 @@ package ai.openalice.rl.trainer.service;
 import ai.openalice.rl.core.filter.CompactFilter;
 import ai.openalice.rl.core.loss.Aggregation;
 import ai.openalice.rl.core.loss.PolicyLossConfig;
+import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.TrainingMetrics;
@@ -72,7 +73,8 @@ public final class TrainingLoop implements Runnable {
             learner = learner(Gpt.withParameters(c.manifest().config(), c.params()), c.optimizer(), c.optimizerStep());
             step = latest.get().step();
             policyVersion = latest.get().policyVersion();
-            LOG.infof("resumed from checkpoint v%d (step %d) at %s", policyVersion, step, latest.get().dir());
+            writer.announce(latest.get(), terms());
+            LOG.infof("resumed from checkpoint v%d (step %d) at %s; terms %s", policyVersion, step, latest.get().dir(), terms());
             return;
         }
         if (config.initCheckpoint().isPresent()) {
@@ -89,7 +91,7 @@ public final class TrainingLoop implements Runnable {
         }
         step = 0;
         policyVersion = 0;
-        writer.write(learner, 0, 0, Map.of(), List.of());
+        writer.write(learner, 0, 0, Map.of(), List.of(), terms());
     }
 
     /**
@@ -114,6 +116,17 @@ public final class TrainingLoop implements Runnable {
         var lr = o.schedule() == TrainerConfig.Schedule.COSINE ? new LrSchedule(o.lr(), o.warmupSteps(), true, o.totalSteps(), o.minLrRatio())
                 : LrSchedule.constant(o.lr(), o.warmupSteps());
         return new Learner(gpt, opt, new Learner.Settings(loss, lr, o.ppoEpochs(), o.miniBatches(), o.microBatch(), (float) l.temperature()));
+    }
+
+    /**
+     * The terms this trainer trains under, published with each checkpoint for the dispatcher to
+     * follow. In imitation the temperature is the trainer's business only (it fits at 1 whatever
+     * the sampling), so it states none and the dispatcher keeps sampling at its own.
+     */
+    CheckpointPublished.Terms terms() {
+        boolean sft = config.mode() == TrainerConfig.Mode.SFT;
+        return new CheckpointPublished.Terms(sft ? null : config.loss().temperature(), config.loss().compactFilter(), config.maxStaleness(),
+                config.batchGroups() * config.checkpointEvery(), learner.model().config().contextLength());
     }
 
     public long step() {
@@ -226,7 +239,7 @@ public final class TrainingLoop implements Runnable {
             if (batch.meanReward() != null) {
                 summary.put("meanReward", batch.meanReward());
             }
-            writer.write(learner, policyVersion + 1, step, summary, List.copyOf(pending));
+            writer.write(learner, policyVersion + 1, step, summary, List.copyOf(pending), terms());
             policyVersion++;
             pending.clear();
             meters.version(policyVersion);
