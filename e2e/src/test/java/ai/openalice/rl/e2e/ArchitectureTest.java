@@ -45,8 +45,7 @@ class ArchitectureTest {
 
     @Test
     void theAlgorithmsAndTheServicesModelsDoNoIo() {
-        noClasses().that().resideInAnyPackage("ai.openalice.rl.core..", "ai.openalice.rl.dispatcher.model..",
-                        "ai.openalice.rl.rubric.model..")
+        noClasses().that().resideInAnyPackage("ai.openalice.rl.core..", "ai.openalice.rl.dispatcher.model..", "ai.openalice.rl.prm..")
                 .should().dependOnClassesThat().resideInAnyPackage(IO)
                 .because("rl-core and the model packages are pure functions over records, tested by hand-worked numbers")
                 .check(classes);
@@ -56,9 +55,22 @@ class ArchitectureTest {
     void noLibraryImportsAService() {
         noClasses().that().resideInAnyPackage("ai.openalice.rl.core..", "ai.openalice.rl.events..", "ai.openalice.rl.sandbox..",
                         "ai.openalice.rl.harness..", "ai.openalice.rl.model..", "ai.openalice.rl.policy..", "ai.openalice.rl.agent..",
-                        "ai.openalice.rl.servicekit..")
+                        "ai.openalice.rl.servicekit..", "ai.openalice.rl.prm..")
                 .should().dependOnClassesThat().resideInAnyPackage(SERVICES)
                 .because("libraries are the services' common ground; a service is free to change what the others never see")
                 .check(classes);
+    }
+
+    /**
+     * What serves and samples a model (libs/model-core: inference, the runner, rubric-prm and the CLI
+     * ship it) never touches a tensor engine, so none of them ships PyTorch; only the learner does.
+     */
+    @Test
+    void theModelsServingSideNeedsNoTensorEngine() {
+        var core = new ClassFileImporter().importPath(ROOT.resolve("libs/model-core/target/classes"));
+        assertTrue(core.contain("ai.openalice.rl.model.checkpoint.Checkpoint"), "libs/model-core was not built");
+        noClasses().should().dependOnClassesThat().resideInAnyPackage("ai.djl.ndarray..", "ai.djl.engine..", "ai.djl.pytorch..", "ai.djl.nn..")
+                .because("PyTorch's native jar is for the learner alone (libs/model)")
+                .check(core);
     }
 }

@@ -101,34 +101,14 @@ public final class Gpt implements AutoCloseable {
         return out;
     }
 
-    /** Every parameter's name, in a fixed order. */
+    /** Every parameter's name, in a fixed order (see {@link GptConfig#parameterNames()}). */
     public static List<String> parameterNames(GptConfig c) {
-        var names = new java.util.ArrayList<String>(List.of("wte", "wpe"));
-        for (int l = 0; l < c.layers(); l++) {
-            String p = "h" + l + ".";
-            names.addAll(List.of(p + "ln1.gamma", p + "ln1.beta", p + "attn.qkv", p + "attn.qkv.bias", p + "attn.proj", p + "attn.proj.bias",
-                    p + "ln2.gamma", p + "ln2.beta", p + "mlp.in", p + "mlp.in.bias", p + "mlp.out", p + "mlp.out.bias"));
-        }
-        names.addAll(List.of("lnf.gamma", "lnf.beta"));
-        return names;
+        return c.parameterNames();
     }
 
     /** The shape of a parameter: matrices are [in, out] (x · W). */
     public static Shape shapeOf(GptConfig c, String name) {
-        int d = c.width();
-        String n = name.contains(".") && name.startsWith("h") ? name.substring(name.indexOf('.') + 1) : name;
-        return switch (n) {
-            case "wte" -> new Shape(c.vocabSize(), d);
-            case "wpe" -> new Shape(c.contextLength(), d);
-            case "ln1.gamma", "ln1.beta", "ln2.gamma", "ln2.beta", "lnf.gamma", "lnf.beta", "attn.proj.bias", "mlp.out.bias" -> new Shape(d);
-            case "attn.qkv" -> new Shape(d, 3L * d);
-            case "attn.qkv.bias" -> new Shape(3L * d);
-            case "attn.proj" -> new Shape(d, d);
-            case "mlp.in" -> new Shape(d, 4L * d);
-            case "mlp.in.bias" -> new Shape(4L * d);
-            case "mlp.out" -> new Shape(4L * d, d);
-            default -> throw new IllegalArgumentException("unknown parameter " + name);
-        };
+        return new Shape(c.shape(name));
     }
 
     public GptConfig config() {

@@ -5,7 +5,7 @@ import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.policy.CompletionRequest;
 import ai.openalice.rl.policy.Policy;
 import ai.openalice.rl.policy.PolicyException;
-import ai.openalice.rl.rubric.model.RubricParser;
+import ai.openalice.rl.prm.RubricParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;

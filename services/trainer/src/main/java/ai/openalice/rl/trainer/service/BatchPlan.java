@@ -8,7 +8,7 @@ import ai.openalice.rl.core.filter.DynamicSampling;
 import ai.openalice.rl.core.filter.EndReason;
 import ai.openalice.rl.core.filter.RolloutOutcome;
 import ai.openalice.rl.events.Termination;
-import ai.openalice.rl.trainer.learner.Sample;
+import ai.openalice.rl.model.learner.Sample;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

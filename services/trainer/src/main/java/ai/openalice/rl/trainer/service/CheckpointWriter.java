@@ -6,7 +6,7 @@ import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.checkpoint.Manifest;
-import ai.openalice.rl.trainer.learner.Learner;
+import ai.openalice.rl.model.learner.Learner;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import java.io.IOException;
 import java.nio.file.Files;

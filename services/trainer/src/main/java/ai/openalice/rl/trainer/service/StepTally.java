@@ -1,7 +1,7 @@
 package ai.openalice.rl.trainer.service;
 
 import ai.openalice.rl.core.filter.DynamicSampling;
-import ai.openalice.rl.trainer.learner.Sample;
+import ai.openalice.rl.model.learner.Sample;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -8,7 +8,7 @@ import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.Turn;
-import ai.openalice.rl.trainer.learner.Sample;
+import ai.openalice.rl.model.learner.Sample;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import java.util.List;
 import java.util.Map;
