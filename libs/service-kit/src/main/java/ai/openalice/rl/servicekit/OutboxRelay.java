@@ -1,5 +1,6 @@
 package ai.openalice.rl.servicekit;
 
+import ai.openalice.rl.events.Topic;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.MutinyEmitter;
 import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
@@ -11,78 +12,123 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.jboss.logging.Logger;
 
 /**
- * The transactional outbox's relay: rows written in the same transaction as the state they
- * announce ({@code <schema>.outbox(id, topic, event_key, payload, sent_at)}, topic = a channel
- * name) are sent to Kafka in order and marked sent once the broker acknowledged them.
- * At-least-once (a crash between the send and the mark re-sends; consumers dedupe); several
- * instances share a table safely ({@code FOR UPDATE SKIP LOCKED}). A service calls
- * {@link #relay()} from a scheduled method. Every record carries the header
- * {@value #PRODUCER_HEADER} = the schema name, so a service that reads a topic it also writes
- * can skip its own records.
+ * The transactional outbox's relay: rows {@link Outbox} queued in the same transaction as the
+ * state they announce are sent to Kafka in order, each to its topic's emitter, and marked sent once
+ * the broker acknowledged them. At-least-once (a crash between the send and the mark re-sends;
+ * consumers dedupe); several instances share a table safely ({@code FOR UPDATE SKIP LOCKED}). A
+ * service calls {@link #relay()} from a scheduled method. Every record carries the header
+ * {@value #PRODUCER_HEADER} = the schema name, so a service that reads a topic it also writes can
+ * skip its own records. Sent rows are kept {@code keepSent} for audit, then deleted in batches
+ * (a relayed row is never needed again).
  */
 public final class OutboxRelay {
     private static final Logger LOG = Logger.getLogger(OutboxRelay.class);
     /** The Kafka header naming the service (its schema) whose outbox sent the record. */
     public static final String PRODUCER_HEADER = "alice-producer";
+    /** Rows deleted per statement, so that pruning never holds many locks or a long transaction. */
+    static final int PRUNE_BATCH = 1000;
+    /**
+     * The release before topic names were stored queued rows under its emitters' channel names;
+     * a row it left unsent is still sent where it was meant to go.
+     */
+    static final Map<String, Topic> EARLIER_CHANNELS = Map.of("rollouts-requested", Topic.ROLLOUTS_REQUESTED, "tasks-rejected",
+            Topic.TASKS_REJECTED, "tasks-accepted-out", Topic.TASKS_ACCEPTED, "rollouts-completed", Topic.ROLLOUTS_COMPLETED,
+            "verifications-completed", Topic.VERIFICATIONS_COMPLETED, "rewards-scored", Topic.REWARDS_SCORED, "checkpoints-published",
+            Topic.CHECKPOINTS_PUBLISHED, "training-metrics", Topic.TRAINING_METRICS);
 
     private final Pool pool;
-    private final String schema;
-    private final Map<String, MutinyEmitter<byte[]>> channels;
+    private final Outbox outbox;
+    private final Map<Topic, MutinyEmitter<byte[]>> emitters;
+    private final Duration keepSent;
+    private final Duration pruneEvery;
+    private long lastPrune;
 
-    public OutboxRelay(Pool pool, String schema, Map<String, MutinyEmitter<byte[]>> channels) {
+    /** A relay of {@code outbox} to {@code emitters} (one per topic the service writes), keeping sent rows {@code keepSent}. */
+    public OutboxRelay(Pool pool, Outbox outbox, Map<Topic, MutinyEmitter<byte[]>> emitters, Duration keepSent, Duration pruneEvery) {
         this.pool = pool;
-        this.schema = schema;
-        this.channels = Map.copyOf(channels);
+        this.outbox = outbox;
+        this.emitters = Map.copyOf(emitters);
+        this.keepSent = keepSent;
+        this.pruneEvery = pruneEvery;
     }
 
-    /** Sends everything waiting; logs and returns on failure (the next call retries). */
+    /** Sends everything waiting, then (at most every {@code pruneEvery}) prunes; logs and returns on failure (the next call retries). */
     public void relay() {
         try {
             while (relayBatch() > 0) {
                 // drain what is waiting
             }
+            long now = System.nanoTime();
+            if (now - lastPrune >= pruneEvery.toNanos()) {
+                lastPrune = now;
+                int gone = prune();
+                if (gone > 0) {
+                    LOG.debugf("outbox %s: %d sent row(s) older than %s deleted", outbox.schema(), gone, keepSent);
+                }
+            }
         } catch (RuntimeException e) {
-            LOG.warnf("outbox relay (%s): %s (will retry)", schema, e.getMessage());
+            LOG.warnf("outbox relay (%s): %s (will retry)", outbox.schema(), e.getMessage());
         }
     }
 
     /** Sends up to 100 unsent rows; returns how many. */
     public int relayBatch() {
+        String table = outbox.schema() + ".outbox";
         return pool.withTransaction(conn -> conn
-                .preparedQuery("SELECT id, topic, event_key, payload FROM " + schema + ".outbox WHERE sent_at IS NULL ORDER BY id LIMIT 100"
-                        + " FOR UPDATE SKIP LOCKED")
+                .preparedQuery("SELECT id, topic, event_key, payload FROM " + table + " WHERE sent_at IS NULL ORDER BY id LIMIT 100 FOR UPDATE SKIP LOCKED")
                 .execute()
                 .chain(rows -> {
                     List<Long> ids = new ArrayList<>();
                     Uni<Void> chain = Uni.createFrom().voidItem();
                     for (Row r : rows) {
                         ids.add(r.getLong("id"));
-                        String channel = r.getString("topic");
+                        String topic = r.getString("topic");
                         String key = r.getString("event_key");
                         byte[] payload = r.getBuffer("payload").getBytes();
-                        chain = chain.chain(() -> send(channel, key, payload));
+                        chain = chain.chain(() -> send(topic, key, payload));
                     }
                     if (ids.isEmpty()) {
                         return Uni.createFrom().item(0);
                     }
-                    return chain.chain(() -> conn.preparedQuery("UPDATE " + schema + ".outbox SET sent_at = now() WHERE id = ANY($1)")
+                    return chain.chain(() -> conn.preparedQuery("UPDATE " + table + " SET sent_at = now() WHERE id = ANY($1)")
                             .execute(Tuple.of(ids.toArray(Long[]::new)))).replaceWith(ids.size());
                 }))
                 .await().atMost(Duration.ofSeconds(60));
     }
 
-    private Uni<Void> send(String channel, String key, byte[] payload) {
-        MutinyEmitter<byte[]> emitter = channels.get(channel);
+    /** Deletes the rows sent more than {@code keepSent} ago, {@value #PRUNE_BATCH} at a time; returns how many. */
+    public int prune() {
+        String table = outbox.schema() + ".outbox";
+        int total = 0;
+        int n;
+        do {
+            n = pool.preparedQuery("DELETE FROM " + table + " WHERE id IN (SELECT id FROM " + table
+                    + " WHERE sent_at < now() - make_interval(secs => $1) ORDER BY id LIMIT $2)")
+                    .execute(Tuple.of((double) keepSent.toMillis() / 1000, PRUNE_BATCH)).await().atMost(Duration.ofSeconds(60)).rowCount();
+            total += n;
+        } while (n == PRUNE_BATCH);
+        return total;
+    }
+
+    private Uni<Void> send(String topic, String key, byte[] payload) {
+        MutinyEmitter<byte[]> emitter = topicOf(topic).map(emitters::get).orElse(null);
         if (emitter == null) {
-            return Uni.createFrom().failure(new IllegalStateException("outbox row for unknown channel " + channel));
+            return Uni.createFrom().failure(new IllegalStateException("outbox " + outbox.schema() + " has a row for " + topic
+                    + ", which this service does not write (it writes " + emitters.keySet() + ")"));
         }
-        var headers = new RecordHeaders().add(PRODUCER_HEADER, schema.getBytes(StandardCharsets.UTF_8));
+        var headers = new RecordHeaders().add(PRODUCER_HEADER, outbox.schema().getBytes(StandardCharsets.UTF_8));
         return emitter.sendMessage(Message.of(payload).addMetadata(OutgoingKafkaRecordMetadata.<String>builder().withKey(key).withHeaders(headers).build()));
+    }
+
+    /** The topic a row's {@code topic} column names: a topic's name, or a channel name of the release before. */
+    static Optional<Topic> topicOf(String column) {
+        return Topic.byName(column).or(() -> Optional.ofNullable(EARLIER_CHANNELS.get(column)));
     }
 
     /** Whether {@code record} was sent by the outbox of the service with schema {@code schema}. */

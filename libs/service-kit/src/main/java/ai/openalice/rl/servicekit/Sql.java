@@ -57,9 +57,4 @@ public final class Sql {
         var rows = query(sql, args);
         return rows.iterator().hasNext() ? Optional.of(rows.iterator().next()) : Optional.empty();
     }
-
-    /** Queues an event in {@code <schema>.outbox} (relayed by {@link OutboxRelay}) within this transaction. */
-    public void outbox(String schema, String channel, String key, byte[] event) {
-        query("INSERT INTO " + schema + ".outbox (topic, event_key, payload) VALUES ($1, $2, $3)", channel, key, io.vertx.core.buffer.Buffer.buffer(event));
-    }
 }

@@ -11,10 +11,27 @@ import java.util.List;
  */
 public record CompactFilter(boolean maskMaxContext, boolean maskMaxSteps, boolean maskTimeout) {
 
-    public static final String INFRA_ERROR = "infra_error";
-    public static final String MAX_CONTEXT = "max_context";
-    public static final String MAX_STEPS = "max_steps";
-    public static final String TIMEOUT = "timeout";
+    /** Why a rollout was masked. */
+    public enum Why implements DropReason {
+        INFRA_ERROR("infra_error", "an infrastructure failure, not the policy's doing"),
+        MAX_CONTEXT("max_context", "ran out of context"),
+        MAX_STEPS("max_steps", "ran out of steps"),
+        TIMEOUT("timeout", "ran out of time");
+
+        private final String wire;
+        private final String sentence;
+
+        Why(String wire, String sentence) {
+            this.wire = wire;
+            this.sentence = sentence;
+        }
+
+        @Override
+        public String wire() { return wire; }
+
+        @Override
+        public String sentence() { return sentence; }
+    }
 
     /** DeepSWE's setting: all three masked. */
     public static CompactFilter deepSwe() {
@@ -22,12 +39,12 @@ public record CompactFilter(boolean maskMaxContext, boolean maskMaxSteps, boolea
     }
 
     /** The reason {@code outcome} is masked, or null when it is kept. */
-    public String maskReason(RolloutOutcome outcome) {
+    public Why maskReason(RolloutOutcome outcome) {
         return switch (outcome.end()) {
-            case INFRA_ERROR -> INFRA_ERROR;
-            case MAX_CONTEXT -> maskMaxContext ? MAX_CONTEXT : null;
-            case MAX_STEPS -> maskMaxSteps ? MAX_STEPS : null;
-            case TIMEOUT -> maskTimeout ? TIMEOUT : null;
+            case INFRA_ERROR -> Why.INFRA_ERROR;
+            case MAX_CONTEXT -> maskMaxContext ? Why.MAX_CONTEXT : null;
+            case MAX_STEPS -> maskMaxSteps ? Why.MAX_STEPS : null;
+            case TIMEOUT -> maskTimeout ? Why.TIMEOUT : null;
             case SUBMITTED -> null;
         };
     }
@@ -36,7 +53,7 @@ public record CompactFilter(boolean maskMaxContext, boolean maskMaxSteps, boolea
         var kept = new ArrayList<RolloutOutcome>();
         var dropped = new ArrayList<FilterResult.Dropped<RolloutOutcome>>();
         for (RolloutOutcome o : outcomes) {
-            String reason = maskReason(o);
+            Why reason = maskReason(o);
             if (reason == null) {
                 kept.add(o);
             } else {

@@ -10,9 +10,26 @@ import java.util.List;
  * Groups are given as their valid (unmasked) members.
  */
 public final class DynamicSampling {
-    public static final String ALL_EQUAL = "all_rewards_equal";
-    public static final String TOO_FEW_VALID = "fewer_than_2_valid";
-    public static final String SAME_OUTCOME = "all_outcomes_equal";
+    /** Why a group was dropped. */
+    public enum Why implements DropReason {
+        ALL_EQUAL("all_rewards_equal", "every valid reward equal: no learning signal"),
+        TOO_FEW_VALID("fewer_than_2_valid", "fewer than 2 valid members"),
+        SAME_OUTCOME("all_outcomes_equal", "every valid member solved, or none: only the rubric's share differs");
+
+        private final String wire;
+        private final String sentence;
+
+        Why(String wire, String sentence) {
+            this.wire = wire;
+            this.sentence = sentence;
+        }
+
+        @Override
+        public String wire() { return wire; }
+
+        @Override
+        public String sentence() { return sentence; }
+    }
 
     private DynamicSampling() {}
 
@@ -53,18 +70,18 @@ public final class DynamicSampling {
     /**
      * With {@code byOutcome}, a group must also be mixed in outcome — some members solved, some not
      * (DAPO's accuracy filter): a group that differs only by a shaping term (the rubric's share of
-     * the reward) is dropped as {@link #SAME_OUTCOME}.
+     * the reward) is dropped as {@link Why#SAME_OUTCOME}.
      */
     public static Result apply(List<List<RolloutOutcome>> groups, boolean byOutcome) {
         var kept = new ArrayList<List<RolloutOutcome>>();
         var dropped = new ArrayList<FilterResult.Dropped<List<RolloutOutcome>>>();
         for (List<RolloutOutcome> g : groups) {
             if (g.size() < 2) {
-                dropped.add(new FilterResult.Dropped<>(g, TOO_FEW_VALID));
+                dropped.add(new FilterResult.Dropped<>(g, Why.TOO_FEW_VALID));
             } else if (allEqual(g)) {
-                dropped.add(new FilterResult.Dropped<>(g, ALL_EQUAL));
+                dropped.add(new FilterResult.Dropped<>(g, Why.ALL_EQUAL));
             } else if (byOutcome && classify(g) != Solve.PARTIAL) {
-                dropped.add(new FilterResult.Dropped<>(g, SAME_OUTCOME));
+                dropped.add(new FilterResult.Dropped<>(g, Why.SAME_OUTCOME));
             } else {
                 kept.add(g);
             }

@@ -36,7 +36,7 @@ class FiltersTest {
         var r = DynamicSampling.apply(List.of(solveAll, solveNone, partial, shaped, lonely));
 
         assertEquals(List.of(partial, shaped), r.groups().kept());
-        assertEquals(Map.of(DynamicSampling.ALL_EQUAL, 2, DynamicSampling.TOO_FEW_VALID, 1), r.groups().droppedByReason());
+        assertEquals(Map.of("all_rewards_equal", 2, "fewer_than_2_valid", 1), r.groups().droppedByReason());
         assertEquals(new DynamicSampling.Counts(3, 1, 1), r.before());
         assertEquals(new DynamicSampling.Counts(1, 0, 1), r.after());
     }

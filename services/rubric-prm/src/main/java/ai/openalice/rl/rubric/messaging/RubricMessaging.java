@@ -5,7 +5,6 @@ import ai.openalice.rl.servicekit.OutboxRelay;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.reactive.messaging.MutinyEmitter;
 import io.smallrye.reactive.messaging.annotations.Blocking;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -20,7 +19,7 @@ public class RubricMessaging {
     ScoringService scoring;
 
     @Inject
-    Pool pool;
+    ai.openalice.rl.servicekit.Outboxes outboxes;
 
     @Inject
     @Channel(ScoringService.CHANNEL)
@@ -30,7 +29,7 @@ public class RubricMessaging {
 
     @PostConstruct
     void init() {
-        relay = new OutboxRelay(pool, "rubric", Map.of(ScoringService.CHANNEL, rewards));
+        relay = outboxes.relay(ai.openalice.rl.rubric.repository.RubricStore.OUTBOX, Map.of(ai.openalice.rl.events.Topic.REWARDS_SCORED, rewards));
     }
 
     /** The dispatcher's task versions; a malformed record goes to the dead-letter topic. */

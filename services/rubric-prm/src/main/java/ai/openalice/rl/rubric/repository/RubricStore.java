@@ -3,7 +3,6 @@ package ai.openalice.rl.rubric.repository;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.servicekit.TaskReplica;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -17,6 +16,8 @@ import java.util.UUID;
 @ApplicationScoped
 public class RubricStore {
     static final Duration DB = Duration.ofSeconds(30);
+    /** rubric-prm's outbox (schema {@code rubric}). */
+    public static final ai.openalice.rl.servicekit.Outbox OUTBOX = new ai.openalice.rl.servicekit.Outbox("rubric");
 
     @Inject
     Pool pool;
@@ -64,15 +65,14 @@ public class RubricStore {
     }
 
     /** Stores the score and queues its event; false when the rollout was already scored (a redelivery). */
-    public boolean saveScore(UUID rolloutId, boolean masked, Double reward, Double sPrm, Integer rExec, String breakdownJson, String channel,
-            String key, byte[] event) {
+    public boolean saveScore(UUID rolloutId, boolean masked, Double reward, Double sPrm, Integer rExec, String breakdownJson,
+            ai.openalice.rl.events.Envelope<?> event) {
         return pool.withTransaction(conn -> conn
                 .preparedQuery("INSERT INTO rubric.scores (rollout_id, masked, reward, s_prm, r_exec, breakdown) VALUES ($1, $2, $3, $4, $5, $6)"
                         + " ON CONFLICT DO NOTHING")
                 .execute(Tuple.from(new Object[] {rolloutId, masked, reward, sPrm, rExec, new io.vertx.core.json.JsonArray(breakdownJson)}))
                 .chain(ins -> ins.rowCount() == 0 ? io.smallrye.mutiny.Uni.createFrom().item(false)
-                        : conn.preparedQuery("INSERT INTO rubric.outbox (topic, event_key, payload) VALUES ($1, $2, $3)")
-                                .execute(Tuple.of(channel, key, Buffer.buffer(event))).replaceWith(true)))
+                        : OUTBOX.enqueue(conn, event).replaceWith(true)))
                 .await().atMost(DB);
     }
 }

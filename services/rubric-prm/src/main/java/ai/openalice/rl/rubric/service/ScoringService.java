@@ -102,8 +102,7 @@ public class ScoringService {
             }
         }
         var event = Envelope.of(scored, in.traceparent());
-        if (store.saveScore(v.rolloutId(), scored.masked(), scored.reward(), scored.sPrm(), scored.rExec(), breakdown, CHANNEL, event.key(),
-                EventCodec.encode(event))) {
+        if (store.saveScore(v.rolloutId(), scored.masked(), scored.reward(), scored.sPrm(), scored.rExec(), breakdown, event)) {
             metrics.counter("rubric_scored_total").increment();
             LOG.infof("%s %s", v.logContext(), scored.masked() ? "masked: " + scored.maskReason() : "R=" + scored.reward() + " s_prm=" + scored.sPrm());
         }

@@ -7,7 +7,6 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.reactive.messaging.MutinyEmitter;
 import io.smallrye.reactive.messaging.annotations.Blocking;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -32,7 +31,7 @@ public class RunnerMessaging {
     LeaseRepository leases;
 
     @Inject
-    Pool pool;
+    ai.openalice.rl.servicekit.Outboxes outboxes;
 
     @Inject
     @Channel(EpisodeService.CHANNEL)
@@ -42,7 +41,7 @@ public class RunnerMessaging {
 
     @PostConstruct
     void init() {
-        relay = new OutboxRelay(pool, "runner", Map.of(EpisodeService.CHANNEL, completed));
+        relay = outboxes.relay(LeaseRepository.OUTBOX, Map.of(ai.openalice.rl.events.Topic.ROLLOUTS_COMPLETED, completed));
     }
 
     /**

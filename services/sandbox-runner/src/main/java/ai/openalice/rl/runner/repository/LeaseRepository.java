@@ -1,6 +1,5 @@
 package ai.openalice.rl.runner.repository;
 
-import io.vertx.core.buffer.Buffer;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -16,6 +15,8 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class LeaseRepository {
+    /** The runner\'s outbox (schema {@code runner}). */
+    public static final ai.openalice.rl.servicekit.Outbox OUTBOX = new ai.openalice.rl.servicekit.Outbox("runner");
     static final Duration DB = Duration.ofSeconds(30);
 
     @Inject
@@ -43,13 +44,12 @@ public class LeaseRepository {
     }
 
     /** Marks the rollout published and queues its event, in one transaction; false when the lease was lost meanwhile. */
-    public boolean publish(UUID rolloutId, String owner, String channel, String key, byte[] event) {
+    public boolean publish(UUID rolloutId, String owner, ai.openalice.rl.events.Envelope<?> event) {
         return pool.withTransaction(conn -> conn
                 .preparedQuery("UPDATE runner.leases SET state = 'published' WHERE rollout_id = $1 AND owner = $2 AND state = 'running'")
                 .execute(Tuple.of(rolloutId, owner))
                 .chain(updated -> updated.rowCount() != 1 ? io.smallrye.mutiny.Uni.createFrom().item(false)
-                        : conn.preparedQuery("INSERT INTO runner.outbox (topic, event_key, payload) VALUES ($1, $2, $3)")
-                                .execute(Tuple.of(channel, key, Buffer.buffer(event))).replaceWith(true)))
+                        : OUTBOX.enqueue(conn, event).replaceWith(true)))
                 .await().atMost(DB);
     }
 

@@ -146,7 +146,7 @@ public class EpisodeService {
             var completed = new RolloutCompleted(r.ref(), owner, e.termination(), e.error(), e.patch(), trajectoryRef(r.rolloutId(), e.trajectory()),
                     e.stats());
             var event = Envelope.of(completed, in.traceparent());
-            if (!leases.publish(r.rolloutId(), owner, CHANNEL, event.key(), EventCodec.encode(event))) {
+            if (!leases.publish(r.rolloutId(), owner, event)) {
                 LOG.warnf("%s: the lease was taken over while running; this result is dropped", r.logContext());
                 return;
             }

@@ -15,7 +15,6 @@ import ai.openalice.rl.servicekit.OutboxRelay;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.reactive.messaging.MutinyEmitter;
 import io.smallrye.reactive.messaging.annotations.Blocking;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -49,7 +48,7 @@ public class DispatcherMessaging {
     Scheduler scheduler;
 
     @Inject
-    Pool pool;
+    ai.openalice.rl.servicekit.Outboxes outboxes;
 
 
     @Inject
@@ -68,8 +67,8 @@ public class DispatcherMessaging {
 
     @PostConstruct
     void init() {
-        relay = new OutboxRelay(pool, "dispatcher", Map.of(GroupStore.CHANNEL, requested, IntakeService.REJECTED, rejected,
-                TaskStore.ACCEPTED, accepted));
+        relay = outboxes.relay(GroupStore.OUTBOX, Map.of(Topic.ROLLOUTS_REQUESTED, requested, Topic.TASKS_REJECTED, rejected,
+                Topic.TASKS_ACCEPTED, accepted));
     }
 
     @Incoming("tasks-submitted")

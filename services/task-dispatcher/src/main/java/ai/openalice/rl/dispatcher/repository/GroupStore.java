@@ -4,7 +4,6 @@ import ai.openalice.rl.dispatcher.config.DispatcherConfig;
 import ai.openalice.rl.dispatcher.model.RolloutState;
 import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.Envelope;
-import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RolloutRequested;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.servicekit.Sql;
@@ -14,7 +13,6 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -26,6 +24,8 @@ import java.util.UUID;
 @ApplicationScoped
 public class GroupStore {
     public static final String CHANNEL = "rollouts-requested";
+    /** The dispatcher's outbox (schema {@code dispatcher}). */
+    public static final ai.openalice.rl.servicekit.Outbox OUTBOX = new ai.openalice.rl.servicekit.Outbox("dispatcher");
     /** States in which a rollout counts as in flight, as a SQL array parameter. */
     public static final String[] LIVE = RolloutState.wires(RolloutState.LIVE);
     /** States of a member that keep its group from finishing (live, or pending capacity). */
@@ -83,7 +83,7 @@ public class GroupStore {
         view = new ai.openalice.rl.events.AgentTask(view.taskId(), view.taskVersion(), view.contentHash(), view.problemStatement(), view.workspace(),
                 new ai.openalice.rl.events.task.Limits(l.maxSteps(), followed.contextBound(l.maxContextTokens()), l.episodeTimeoutS(), l.testTimeoutS()));
         var event = Envelope.of(new RolloutRequested(ref, view, deadline));
-        sql.outbox("dispatcher", CHANNEL, event.key(), EventCodec.encode(event));
+        OUTBOX.enqueue(sql, event);
     }
 
     /** The configured run deadline, but never shorter than the task's own episode timeout plus a minute. */

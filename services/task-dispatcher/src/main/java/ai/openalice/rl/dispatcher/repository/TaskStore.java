@@ -97,7 +97,7 @@ public class TaskStore {
 
     private static void announce(Sql sql, TaskAccepted accepted) {
         var env = Envelope.of(accepted);
-        sql.outbox("dispatcher", ACCEPTED, env.key(), EventCodec.encode(env));
+        GroupStore.OUTBOX.enqueue(sql, env);
     }
 
     /**

@@ -58,7 +58,7 @@ public class EvalResource {
             var jsonl = new StringBuilder();
             body.get("tasks").forEach(t -> jsonl.append(t.toString()).append('\n'));
             var outcomes = intake.fromRest(jsonl.toString(), "eval", null, false);
-            if (outcomes.stream().anyMatch(IntakeService.Outcome::rejected)) {
+            if (outcomes.stream().anyMatch(ai.openalice.rl.dispatcher.model.IntakeOutcome::refused)) {
                 return Problems.of(400, "Invalid evaluation", "some tasks were rejected; see tasks[].errors", Map.of("tasks", outcomes));
             }
             outcomes.forEach(o -> ids.add(o.taskId()));

@@ -42,12 +42,12 @@ public class TaskResource {
             return Problems.of(400, "No task", "the body must be a task (JSON object) or tasks (JSONL)");
         }
         var outcomes = intake.fromRest(body, source, priority, newVersion);
-        long rejected = outcomes.stream().filter(IntakeService.Outcome::rejected).count();
+        long rejected = outcomes.stream().filter(ai.openalice.rl.dispatcher.model.IntakeOutcome::refused).count();
         var summary = Map.<String, Object>of("accepted", outcomes.size() - rejected, "rejected", rejected, "tasks", outcomes);
         if (rejected == 0) {
             return Response.ok(summary).build();
         }
-        if (outcomes.size() == 1 && outcomes.getFirst().status().equals("conflict")) {
+        if (outcomes.size() == 1 && outcomes.getFirst() instanceof ai.openalice.rl.dispatcher.model.IntakeOutcome.Conflict) {
             return Problems.of(409, "Task version conflict", outcomes.getFirst().errors().getFirst().toString(), summary);
         }
         return Problems.of(400, "Invalid task", rejected + " of " + outcomes.size() + " task(s) rejected; see tasks[].errors", summary);

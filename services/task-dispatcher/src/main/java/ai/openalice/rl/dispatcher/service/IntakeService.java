@@ -1,5 +1,6 @@
 package ai.openalice.rl.dispatcher.service;
 
+import ai.openalice.rl.dispatcher.model.IntakeOutcome;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
@@ -41,13 +42,6 @@ public class IntakeService {
 
     @Inject
     io.vertx.mutiny.sqlclient.Pool pool;
-
-    /** What happened to one submitted task. */
-    public record Outcome(Integer line, String taskId, String status, Integer version, List<FieldError> errors) {
-        public boolean rejected() {
-            return status.equals("rejected") || status.equals("conflict");
-        }
-    }
 
     /**
      * A batch of records from {@code tasks.submitted}: stored, and rejections queued, in one
@@ -96,7 +90,7 @@ public class IntakeService {
                     case EventCodec.Decoded.Ok<TaskSubmitted> ok -> {
                         TaskSubmitted t = ok.envelope().payload();
                         var outcome = accept(t.task(), t.source(), t.priority(), t.newVersion(), null, sql);
-                        if (outcome.rejected()) {
+                        if (outcome.refused()) {
                             reject(sql, new TaskRejected(t.source(), outcome.taskId(), outcome.errors(), String.valueOf(t.task()), origin));
                         }
                     }
@@ -107,8 +101,8 @@ public class IntakeService {
     }
 
     /** {@code POST /tasks}: one task (a JSON object) or a JSONL body, line by line. */
-    public List<Outcome> fromRest(String body, String source, Integer priority, boolean newVersion) {
-        var out = new ArrayList<Outcome>();
+    public List<IntakeOutcome> fromRest(String body, String source, Integer priority, boolean newVersion) {
+        var out = new ArrayList<IntakeOutcome>();
         String trimmed = body.strip();
         if (trimmed.startsWith("{") && single(trimmed)) {
             out.add(parseAndAccept(trimmed, null, source, priority, newVersion));
@@ -121,7 +115,7 @@ public class IntakeService {
             }
         }
         if (out.isEmpty()) {
-            out.add(new Outcome(null, null, "rejected", null, List.of(new FieldError("$", FieldError.Code.MISSING, "the body holds no task"))));
+            out.add(new IntakeOutcome.Rejected(null, null, List.of(new FieldError("$", FieldError.Code.MISSING, "the body holds no task"))));
         }
         return out;
     }
@@ -136,30 +130,30 @@ public class IntakeService {
         }
     }
 
-    private Outcome parseAndAccept(String text, Integer line, String source, Integer priority, boolean newVersion) {
+    private IntakeOutcome parseAndAccept(String text, Integer line, String source, Integer priority, boolean newVersion) {
         JsonNode node;
         try {
             node = EventCodec.mapper().readTree(text);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             metrics.counter("dispatcher_tasks_total", "outcome", "rejected").increment();
-            return new Outcome(line, null, "rejected", null, List.of(new FieldError("$", FieldError.Code.MALFORMED_JSON,
+            return new IntakeOutcome.Rejected(line, null, List.of(new FieldError("$", FieldError.Code.MALFORMED_JSON,
                     "not JSON: " + e.getOriginalMessage())));
         }
         return accept(node, source, priority, newVersion, line, null);
     }
 
     /** Validates and stores; with {@code sql} inside the caller's transaction, else in its own. */
-    private Outcome accept(JsonNode node, String source, Integer priority, boolean newVersion, Integer line, Sql sql) {
+    private IntakeOutcome accept(JsonNode node, String source, Integer priority, boolean newVersion, Integer line, Sql sql) {
         if (priority != null && priority < 1) {
             metrics.counter("dispatcher_tasks_total", "outcome", "rejected").increment();
             String id = node != null && node.path("instance_id").isTextual() ? node.get("instance_id").asText() : null; // the rejection names its task
-            return new Outcome(line, id, "rejected", null, List.of(new FieldError("priority", FieldError.Code.INVALID_VALUE,
+            return new IntakeOutcome.Rejected(line, id, List.of(new FieldError("priority", FieldError.Code.INVALID_VALUE,
                     "must be at least 1, got " + priority)));
         }
         var parsed = new TaskParser(Path.of("/")).parse(node);
         if (parsed instanceof TaskParser.Result.Invalid inv) {
             metrics.counter("dispatcher_tasks_total", "outcome", "rejected").increment();
-            return new Outcome(line, inv.taskId(), "rejected", null, inv.errors());
+            return new IntakeOutcome.Rejected(line, inv.taskId(), inv.errors());
         }
         Task task = ((TaskParser.Result.Valid) parsed).task();
         int p = priority == null ? 1 : priority;
@@ -172,24 +166,22 @@ public class IntakeService {
                 throw e;
             }
             metrics.counter("dispatcher_tasks_total", "outcome", "rejected").increment();
-            return new Outcome(line, task.instanceId(), "rejected", null, List.of(new FieldError("$", FieldError.Code.INVALID_VALUE,
+            return new IntakeOutcome.Rejected(line, task.instanceId(), List.of(new FieldError("$", FieldError.Code.INVALID_VALUE,
                     "the task could not be stored: " + why)));
         }
         return switch (stored) {
             case TaskStore.Stored.Added a -> {
                 metrics.counter("dispatcher_tasks_total", "outcome", "added").increment();
                 LOG.infof("task %s v%d from %s (%s)", task.instanceId(), a.version(), source, task.split().wire());
-                yield new Outcome(line, task.instanceId(), "added", a.version(), List.of());
+                yield new IntakeOutcome.Added(line, task.instanceId(), a.version());
             }
             case TaskStore.Stored.Unchanged u -> {
                 metrics.counter("dispatcher_tasks_total", "outcome", "unchanged").increment();
-                yield new Outcome(line, task.instanceId(), "unchanged", u.version(), List.of());
+                yield new IntakeOutcome.Unchanged(line, task.instanceId(), u.version());
             }
             case TaskStore.Stored.Conflict c -> {
                 metrics.counter("dispatcher_tasks_total", "outcome", "conflict").increment();
-                yield new Outcome(line, task.instanceId(), "conflict", c.version(), List.of(new FieldError("instance_id", FieldError.Code.CONFLICT,
-                        "task " + task.instanceId() + " v" + c.version() + " exists with different content; submit with newVersion=true to add v"
-                                + (c.version() + 1))));
+                yield new IntakeOutcome.Conflict(line, task.instanceId(), c.version());
             }
         };
     }
@@ -206,7 +198,7 @@ public class IntakeService {
 
     private void reject(Sql sql, TaskRejected r) {
         var env = Envelope.of(r);
-        sql.outbox("dispatcher", REJECTED, env.key(), EventCodec.encode(env));
+        ai.openalice.rl.dispatcher.repository.GroupStore.OUTBOX.enqueue(sql, env);
         LOG.warnf("task %s from %s rejected: %s", r.taskId(), r.source(), r.reasons());
     }
 }

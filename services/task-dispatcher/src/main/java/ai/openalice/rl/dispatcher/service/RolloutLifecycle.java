@@ -1,6 +1,7 @@
 package ai.openalice.rl.dispatcher.service;
 
 import ai.openalice.rl.dispatcher.config.DispatcherConfig;
+import ai.openalice.rl.dispatcher.model.Curriculum;
 import ai.openalice.rl.dispatcher.model.RolloutState;
 import ai.openalice.rl.dispatcher.repository.GroupStore;
 import ai.openalice.rl.servicekit.Sql;
@@ -9,7 +10,6 @@ import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.RewardScored;
 import ai.openalice.rl.events.RolloutCompleted;
-import ai.openalice.rl.events.RolloutRequested;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.VerificationCompleted;
 import ai.openalice.rl.events.VerificationStatus;
@@ -148,27 +148,20 @@ public class RolloutLifecycle {
         }
     }
 
-    /**
-     * The curriculum's rule, for a task or a cohort (the row of {@code table} whose {@code key} is
-     * {@code id}): after an all-solved or all-failed group it sits out base·2^(streak−1) rounds;
-     * a mixed group puts it back in rotation.
-     */
+    /** Applies the curriculum's rule ({@link Curriculum}) to the row of {@code table} whose {@code key} is {@code id}. */
     private void learn(Sql sql, String table, String key, String id, boolean uniform, double rate, long round, String benchedMetric) {
         String row = " WHERE " + key + " = $1";
+        int streak = sql.one("SELECT streak FROM dispatcher." + table + row + " FOR UPDATE", id).orElseThrow().getInteger("streak");
+        var bench = curriculum().after(streak, uniform, round);
+        sql.query("UPDATE dispatcher." + table + " SET streak = $2, skip_until = $3, last_solve_rate = $4" + row, id, bench.streak(), bench.skipUntil(),
+                rate);
         if (uniform) {
-            Row t = sql.one("UPDATE dispatcher." + table + " SET streak = streak + 1, last_solve_rate = $2" + row + " RETURNING streak", id, rate)
-                    .orElseThrow();
-            sql.query("UPDATE dispatcher." + table + " SET skip_until = $2" + row, id, round + benchRounds(t.getInteger("streak")));
             metrics.counter(benchedMetric).increment();
-        } else {
-            sql.query("UPDATE dispatcher." + table + " SET streak = 0, skip_until = 0, last_solve_rate = $2" + row, id, rate);
         }
     }
 
-    /** Rounds a task sits out after {@code streak} all-solved or all-failed groups in a row: base·2^(streak−1), capped. */
-    long benchRounds(int streak) {
-        long skip = (long) config.curriculumBaseSkip() << Math.min(streak - 1, 30);
-        return Math.min(skip, config.curriculumMaxSkip());
+    Curriculum curriculum() {
+        return new Curriculum(config.curriculumBaseSkip(), config.curriculumMaxSkip());
     }
 
     /** A new checkpoint: the policy version moves forward; stale training groups in flight are dropped or refreshed. */

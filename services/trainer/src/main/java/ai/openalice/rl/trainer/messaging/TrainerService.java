@@ -13,7 +13,6 @@ import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.reactive.messaging.MutinyEmitter;
 import io.smallrye.reactive.messaging.annotations.Blocking;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
@@ -44,7 +43,7 @@ public class TrainerService {
     MeterRegistry metrics;
 
     @Inject
-    Pool pool;
+    ai.openalice.rl.servicekit.Outboxes outboxes;
 
     @Inject
     @Channel("checkpoints-published")
@@ -61,7 +60,7 @@ public class TrainerService {
     void start(@Observes StartupEvent e) {
         System.setProperty("ai.djl.pytorch.num_threads", Integer.toString(config.threads()));
         System.setProperty("ai.djl.pytorch.num_interop_threads", "1");
-        relay = new OutboxRelay(pool, TrainerStore.SCHEMA, Map.of("checkpoints-published", checkpoints, "training-metrics", trainingMetrics));
+        relay = outboxes.relay(TrainerStore.OUTBOX, Map.of(Topic.CHECKPOINTS_PUBLISHED, checkpoints, Topic.TRAINING_METRICS, trainingMetrics));
         loop = new TrainingLoop(store, config, new TrainerMeters(metrics));
         if (config.enabled()) {
             loop.start();

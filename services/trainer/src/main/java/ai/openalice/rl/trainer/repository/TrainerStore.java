@@ -30,6 +30,8 @@ import java.util.UUID;
 public class TrainerStore {
     static final Duration DB = Duration.ofSeconds(30);
     public static final String SCHEMA = "trainer";
+    /** The trainer's outbox. */
+    public static final ai.openalice.rl.servicekit.Outbox OUTBOX = new ai.openalice.rl.servicekit.Outbox(SCHEMA);
 
     @Inject
     Pool pool;
@@ -143,8 +145,8 @@ public class TrainerStore {
      * Registers a checkpoint, commits the ledger of the steps it holds, and queues its event — one
      * transaction. {@code metricsJson} is the registry row's summary.
      */
-    public void commit(long policyVersion, long step, String dir, String onnxSha256, String metricsJson, List<Pending> pending, String channel,
-            String key, byte[] event) {
+    public void commit(long policyVersion, long step, String dir, String onnxSha256, String metricsJson, List<Pending> pending,
+            ai.openalice.rl.events.Envelope<?> event) {
         Sql.transaction(pool, sql -> {
             sql.query("INSERT INTO trainer.checkpoints (policy_version, step, dir, onnx_sha256, metrics) VALUES ($1, $2, $3, $4, $5)", policyVersion, step,
                     dir, onnxSha256, new JsonObject(metricsJson));
@@ -153,15 +155,15 @@ public class TrainerStore {
                 sql.query("UPDATE trainer.groups SET state = 'trained', settled_step = $2 WHERE group_id = ANY($1)", p.groups().toArray(UUID[]::new),
                         p.step());
             }
-            sql.outbox(SCHEMA, channel, key, event);
+            OUTBOX.enqueue(sql, event);
             return null;
         });
     }
 
     /** Queues an event on its own (per-step metrics). */
-    public void enqueue(String channel, String key, byte[] event) {
+    public void enqueue(ai.openalice.rl.events.Envelope<?> event) {
         Sql.transaction(pool, sql -> {
-            sql.outbox(SCHEMA, channel, key, event);
+            OUTBOX.enqueue(sql, event);
             return null;
         });
     }

@@ -100,12 +100,8 @@ public record BatchPlan(List<Sample> samples, List<UUID> groups, Map<UUID, Strin
             } else {
                 var single = DynamicSampling.apply(List.of(outcomes), byOutcome);
                 if (!single.groups().dropped().isEmpty()) {
-                    String why = single.groups().dropped().getFirst().reason();
-                    drop(dropped, byReason, g.groupId(), why, switch (why) {
-                        case DynamicSampling.ALL_EQUAL -> "every valid reward equal: no learning signal";
-                        case DynamicSampling.SAME_OUTCOME -> "every valid member solved, or none: only the rubric's share differs";
-                        default -> "fewer than 2 valid members";
-                    });
+                    var why = single.groups().dropped().getFirst().reason();
+                    drop(dropped, byReason, g.groupId(), why.wire(), why.sentence());
                     continue;
                 }
                 double[] rewards = valid.stream().mapToDouble(TrainerStore.Member::reward).toArray();

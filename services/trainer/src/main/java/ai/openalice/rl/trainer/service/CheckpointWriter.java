@@ -28,7 +28,6 @@ import org.jboss.logging.Logger;
  */
 final class CheckpointWriter {
     private static final Logger LOG = Logger.getLogger(CheckpointWriter.class);
-    static final String CHANNEL = "checkpoints-published";
     private static final Pattern VERSION_DIR = Pattern.compile("v(\\d+)");
 
     /** Keep the newest {@code last} versions, and every version that is a multiple of {@code every} (0: none). */
@@ -71,8 +70,7 @@ final class CheckpointWriter {
             var onnx = ref(dir, Checkpoint.ONNX, m);
             var event = new CheckpointPublished(policyVersion, step, onnx, manifestRef(dir), ref(dir, Checkpoint.OPTIMIZER, m), metrics, terms);
             var env = Envelope.of(event);
-            store.commit(policyVersion, step, dir.toString(), onnx.sha256(), EventCodec.mapper().writeValueAsString(metrics), pending, CHANNEL, env.key(),
-                    EventCodec.encode(env));
+            store.commit(policyVersion, step, dir.toString(), onnx.sha256(), EventCodec.mapper().writeValueAsString(metrics), pending, env);
             prune(policyVersion);
             return event;
         } catch (IOException e) {
@@ -92,7 +90,7 @@ final class CheckpointWriter {
             var event = new CheckpointPublished(latest.policyVersion(), latest.step(), ref(dir, Checkpoint.ONNX, m), manifestRef(dir),
                     m.files().containsKey(Checkpoint.OPTIMIZER) ? ref(dir, Checkpoint.OPTIMIZER, m) : null, Map.of(), terms);
             var env = Envelope.of(event);
-            store.enqueue(CHANNEL, env.key(), EventCodec.encode(env));
+            store.enqueue(env);
         } catch (IOException e) {
             throw new IllegalStateException("cannot announce checkpoint v" + latest.policyVersion() + " at " + dir + ": " + e.getMessage(), e);
         }

@@ -42,7 +42,6 @@ import org.jboss.logging.Logger;
  */
 public final class TrainingLoop implements Runnable {
     private static final Logger LOG = Logger.getLogger(TrainingLoop.class);
-    static final String METRICS = "training-metrics";
 
     private final TrainerStore store;
     private final TrainerConfig config;
@@ -229,7 +228,7 @@ public final class TrainingLoop implements Runnable {
         last.set(metrics);
         meters.step(metrics, stats.gradNorm(), stats.lr());
         var env = Envelope.of(metrics);
-        store.enqueue(METRICS, env.key(), EventCodec.encode(env));
+        store.enqueue(env);
         LOG.infof("step %d (v%d): %d sequences, %,d tokens, loss %.4f, reward %s, clip %.3f, %d ms (waited %d ms)", step, policyVersion,
                 built.batch().rows(), stats.tokens(), stats.loss(), batch.meanReward(), stats.clipFraction(), computeMs, waitMs);
         if (step % config.checkpointEvery() == 0) {

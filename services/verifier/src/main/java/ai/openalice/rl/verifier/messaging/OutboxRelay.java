@@ -2,7 +2,6 @@ package ai.openalice.rl.verifier.messaging;
 
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.reactive.messaging.MutinyEmitter;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -13,7 +12,7 @@ import org.eclipse.microprofile.reactive.messaging.Channel;
 @ApplicationScoped
 public class OutboxRelay {
     @Inject
-    Pool pool;
+    ai.openalice.rl.servicekit.Outboxes outboxes;
 
     @Inject
     @Channel(Channels.VERIFICATIONS_COMPLETED)
@@ -23,7 +22,8 @@ public class OutboxRelay {
 
     @PostConstruct
     void init() {
-        relay = new ai.openalice.rl.servicekit.OutboxRelay(pool, "verifier", Map.of(Channels.VERIFICATIONS_COMPLETED, verifications));
+        relay = outboxes.relay(ai.openalice.rl.verifier.repository.VerificationRepository.OUTBOX,
+                Map.of(ai.openalice.rl.events.Topic.VERIFICATIONS_COMPLETED, verifications));
     }
 
     @Scheduled(every = "${verifier.outbox-interval}", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,

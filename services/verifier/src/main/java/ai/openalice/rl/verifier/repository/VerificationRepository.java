@@ -19,6 +19,8 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class VerificationRepository {
+    /** The verifier\'s outbox (schema {@code verifier}). */
+    public static final ai.openalice.rl.servicekit.Outbox OUTBOX = new ai.openalice.rl.servicekit.Outbox("verifier");
     static final java.time.Duration DB = java.time.Duration.ofSeconds(30);
 
     @Inject
@@ -46,7 +48,7 @@ public class VerificationRepository {
      * Stores the verdict and its event (for {@code channel}, keyed by {@code key}) atomically.
      * Fails when the claim was lost meanwhile, so that only one verdict is ever announced.
      */
-    public void complete(UUID rolloutId, String owner, Verdict v, String channel, String key, byte[] event) {
+    public void complete(UUID rolloutId, String owner, Verdict v, ai.openalice.rl.events.Envelope<?> event) {
         var verdict = new JsonObject(Map.of("status", v.status().wire(), "reason", v.reason() == null ? "" : v.reason(),
                 "runs", v.runs(), "durationMs", v.durationMs()));
         pool.withTransaction(conn -> conn.preparedQuery("""
@@ -57,8 +59,7 @@ public class VerificationRepository {
                             if (updated.rowCount() != 1) {
                                 throw new IllegalStateException("lost the claim on rollout " + rolloutId);
                             }
-                            return conn.preparedQuery("INSERT INTO verifier.outbox (topic, event_key, payload) VALUES ($1, $2, $3)")
-                                    .execute(Tuple.of(channel, key, io.vertx.core.buffer.Buffer.buffer(event)));
+                            return OUTBOX.enqueue(conn, event);
                         }))
                 .await().atMost(DB);
     }

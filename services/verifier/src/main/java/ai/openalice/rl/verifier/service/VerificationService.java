@@ -1,7 +1,6 @@
 package ai.openalice.rl.verifier.service;
 
 import ai.openalice.rl.events.Envelope;
-import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RolloutCompleted;
 import ai.openalice.rl.events.TaskAccepted;
 import ai.openalice.rl.events.Termination;
@@ -14,7 +13,6 @@ import ai.openalice.rl.servicekit.BoundedRetry;
 import ai.openalice.rl.servicekit.Inbox;
 import ai.openalice.rl.servicekit.TaskReplica;
 import ai.openalice.rl.verifier.config.VerifierConfig;
-import ai.openalice.rl.verifier.messaging.Channels;
 import ai.openalice.rl.verifier.repository.VerificationRepository;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -88,8 +86,7 @@ public class VerificationService {
         try {
             Verdict v = judge(e);
             var event = Envelope.of(toEvent(e, v), in.traceparent());
-            byte[] bytes = EventCodec.encode(event);
-            STORE_RETRY.run(() -> verifications.complete(e.rolloutId(), owner, v, Channels.VERIFICATIONS_COMPLETED, event.key(), bytes));
+            STORE_RETRY.run(() -> verifications.complete(e.rolloutId(), owner, v, event));
             registry.counter("verifier_verdicts_total", "status", v.status().wire()).increment();
             LOG.infof("%s %s in %d ms%s", e.logContext(), v.status().wire(), v.durationMs(), v.reason() == null ? "" : ": " + v.reason());
         } catch (RuntimeException failure) {

@@ -1,0 +1,46 @@
+package ai.openalice.rl.servicekit;
+
+import ai.openalice.rl.events.Topic;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.smallrye.reactive.messaging.MutinyEmitter;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Where a service gets its outbox relay: one way for every service, with the shared settings
+ * ({@link OutboxConfig}) and gauges of the table ({@code alice_outbox_rows{schema,state}}).
+ */
+@ApplicationScoped
+public class Outboxes {
+    @Inject
+    Pool pool;
+
+    @Inject
+    OutboxConfig config;
+
+    @Inject
+    MeterRegistry metrics;
+
+    /** The relay of {@code outbox} to the emitters of the topics the service writes. */
+    public OutboxRelay relay(Outbox outbox, Map<Topic, MutinyEmitter<byte[]>> emitters) {
+        for (String state : new String[] {"unsent", "sent"}) {
+            String where = state.equals("unsent") ? "sent_at IS NULL" : "sent_at IS NOT NULL";
+            Gauge.builder("alice_outbox_rows", () -> count(outbox, where)).tag("schema", outbox.schema()).tag("state", state)
+                    .description("rows of the service's outbox table").register(metrics);
+        }
+        return new OutboxRelay(pool, outbox, emitters, config.keepSent(), config.pruneEvery());
+    }
+
+    private double count(Outbox outbox, String where) {
+        try {
+            return pool.query("SELECT count(*) FROM " + outbox.schema() + ".outbox WHERE " + where).execute().await().atMost(Duration.ofSeconds(5))
+                    .iterator().next().getLong(0);
+        } catch (RuntimeException e) {
+            return Double.NaN; // the database is away: no figure rather than a wrong one
+        }
+    }
+}
