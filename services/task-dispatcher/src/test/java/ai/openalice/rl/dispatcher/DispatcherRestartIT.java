@@ -94,7 +94,7 @@ class DispatcherRestartIT {
                 p.flush();
             }
             awaitCount("dispatcher A requested its two groups", "SELECT count(*) FROM dispatcher.outbox WHERE sent_at IS NOT NULL"
-                    + " AND topic = 'rollouts-requested'", n -> n == 4, Duration.ofSeconds(120));
+                    + " AND topic = 'rollouts.requested'", n -> n == 4, Duration.ofSeconds(120));
             a.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
             long storedBeforeKill = count("SELECT count(*) FROM dispatcher.tasks");
             assertTrue(storedBeforeKill < TASKS, "the kill came after the whole intake (" + storedBeforeKill + "): nothing was tested");

@@ -234,6 +234,23 @@ class DispatcherServiceTest {
                 fourth.toString());
     }
 
+    /** A member's later attempt samples at its group's temperature, whatever the trainer states meanwhile: a group is drawn at one. */
+    @Test
+    void aRetriedMemberSamplesAtItsGroupsTemperatureAfterTheTermsMoved() throws Exception {
+        post("retry-t", "train");
+        assertEquals(2, scheduler.tick());
+        var first = awaitRequests(4);
+        send(checkpointsTopic, new CheckpointPublished(0, 0, null, null, null, Map.of(), new CheckpointPublished.Terms(0.6, false, 4, 0, 4096)));
+        await("terms adopted", () -> count("SELECT count(*) FROM dispatcher.scheduler WHERE terms_version = 0") == 1);
+        var lost = first.getFirst();
+        pool.preparedQuery("UPDATE dispatcher.rollouts SET deadline = now() - interval '1 second' WHERE rollout_id = $1")
+                .execute(Tuple.of(lost.rolloutId())).await().atMost(WAIT);
+        assertEquals(1, scheduler.watchDeadlines());
+        var retry = awaitRequests(5).stream().filter(r -> r.attempt() == 2).findFirst().orElseThrow();
+        assertEquals(lost.groupId(), retry.groupId());
+        assertEquals(1.0, retry.sampling().temperature(), "the group's temperature (the dispatcher's own when it was created), not the new 0.6");
+    }
+
     @Test
     void aPublisherWithManyTasksDoesNotStarveOneWithFew() {
         for (String id : List.of("big-1", "big-2", "big-3")) {

@@ -41,13 +41,14 @@ public class GroupStore {
     public UUID create(Sql sql, TaskStore.Versioned task, long policyVersion, int size, RolloutRef.Mode mode, UUID evalRunId,
             boolean requested, Long round) {
         UUID group = UUID.randomUUID();
-        sql.query("INSERT INTO dispatcher.groups (group_id, task_id, task_version, policy_version, size, mode, eval_run_id, state, round)"
-                + " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", group, task.task().instanceId(), task.version(), policyVersion, size, mode.wire(), evalRunId,
-                requested ? "requested" : "pending", round);
+        double temperature = terms.current().temperature();
+        sql.query("INSERT INTO dispatcher.groups (group_id, task_id, task_version, policy_version, size, mode, eval_run_id, state, round, temperature)"
+                + " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", group, task.task().instanceId(), task.version(), policyVersion, size, mode.wire(),
+                evalRunId, requested ? "requested" : "pending", round, temperature);
         for (int m = 0; m < size; m++) {
             UUID rollout = UUID.randomUUID();
             if (requested) {
-                request(sql, task, group, rollout, policyVersion, size, m, 1, mode, evalRunId);
+                request(sql, task, group, rollout, policyVersion, size, m, 1, mode, evalRunId, temperature);
             } else {
                 sql.query("INSERT INTO dispatcher.rollouts (rollout_id, group_id, member_index, attempt, state) VALUES ($1, $2, $3, 1, $4)",
                         rollout, group, m, RolloutState.PENDING.wire());
@@ -64,12 +65,18 @@ public class GroupStore {
                 RolloutState.PENDING.wire())) {
             request(sql, task, id, r.getUUID("rollout_id"), group.getLong("policy_version"),
                     group.getInteger("size"), r.getInteger("member_index"), 1, RolloutRef.Mode.of(group.getString("mode")),
-                    group.getUUID("eval_run_id"));
+                    group.getUUID("eval_run_id"), temperatureOf(group));
         }
     }
 
+    /** The temperature the group is sampled at (a group created before it was recorded: today's). */
+    private double temperatureOf(Row group) {
+        Double t = group.getDouble("temperature");
+        return t == null ? terms.current().temperature() : t;
+    }
+
     private void request(Sql sql, TaskStore.Versioned versioned, UUID group, UUID rollout, long policyVersion, int size, int member, int attempt,
-            RolloutRef.Mode mode, UUID evalRunId) {
+            RolloutRef.Mode mode, UUID evalRunId, double temperature) {
         Task task = versioned.task();
         Instant deadline = Instant.now().plus(runDeadline(task));
         sql.query("INSERT INTO dispatcher.rollouts (rollout_id, group_id, member_index, attempt, state, deadline) VALUES ($1, $2, $3, $4, $6, $5)",
@@ -77,7 +84,7 @@ public class GroupStore {
         var s = config.sampling();
         var followed = terms.current();
         var ref = new RolloutRef(task.instanceId(), versioned.version(), versioned.contentHash(), group, rollout, member, attempt, size, policyVersion, mode,
-                evalRunId, new RolloutRef.Sampling(followed.temperature(), s.topP(), s.maxTokensPerTurn(), s.seed().orElse(null)));
+                evalRunId, new RolloutRef.Sampling(temperature, s.topP(), s.maxTokensPerTurn(), s.seed().orElse(null)));
         var view = task.agentView(versioned.version(), versioned.contentHash());
         var l = view.limits();
         view = new ai.openalice.rl.events.AgentTask(view.taskId(), view.taskVersion(), view.contentHash(), view.problemStatement(), view.workspace(),
@@ -127,7 +134,7 @@ public class GroupStore {
         var task = tasks.task(g.getString("task_id"), g.getInteger("task_version"))
                 .orElseThrow(() -> new IllegalStateException("group " + group + ": task " + g.getString("task_id") + " is gone"));
         request(sql, task, group, UUID.randomUUID(), g.getLong("policy_version"), g.getInteger("size"),
-                row.get().getInteger("member_index"), attempt + 1, RolloutRef.Mode.of(g.getString("mode")), g.getUUID("eval_run_id"));
+                row.get().getInteger("member_index"), attempt + 1, RolloutRef.Mode.of(g.getString("mode")), g.getUUID("eval_run_id"), temperatureOf(g));
         return true;
     }
 
