@@ -9,4 +9,10 @@ import ai.openalice.rl.events.task.WorkspaceSpec;
  * canonical JSON, as the dispatcher accepted it; null from producers that predate it) names the exact
  * content the episode ran, so the verifier can refuse to judge it against any other.
  */
-public record AgentTask(String taskId, int taskVersion, @Added("tasks.accepted") String contentHash, String problemStatement, WorkspaceSpec workspace, Limits limits) {}
+public record AgentTask(String taskId, int taskVersion, @Added("tasks.accepted") String contentHash, String problemStatement, WorkspaceSpec workspace, Limits limits) {
+
+    /** The same task under {@code other} limits. */
+    public AgentTask withLimits(Limits other) {
+        return new AgentTask(taskId, taskVersion, contentHash, problemStatement, workspace, other);
+    }
+}

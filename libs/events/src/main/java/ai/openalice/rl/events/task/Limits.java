@@ -16,4 +16,9 @@ public record Limits(
     public static Limits defaults() {
         return new Limits(DEFAULT_MAX_STEPS, null, DEFAULT_EPISODE_TIMEOUT_S, DEFAULT_TEST_TIMEOUT_S);
     }
+
+    /** These limits with another context bound ({@code null}: the policy's own). */
+    public Limits withMaxContextTokens(Integer tokens) {
+        return new Limits(maxSteps, tokens, episodeTimeoutS, testTimeoutS);
+    }
 }

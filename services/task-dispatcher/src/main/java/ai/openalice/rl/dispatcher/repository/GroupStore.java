@@ -82,13 +82,10 @@ public class GroupStore {
         sql.query("INSERT INTO dispatcher.rollouts (rollout_id, group_id, member_index, attempt, state, deadline) VALUES ($1, $2, $3, $4, $6, $5)",
                 rollout, group, member, attempt, deadline.atOffset(ZoneOffset.UTC), RolloutState.REQUESTED.wire());
         var s = config.sampling();
-        var followed = terms.current();
         var ref = new RolloutRef(task.instanceId(), versioned.version(), versioned.contentHash(), group, rollout, member, attempt, size, policyVersion, mode,
                 evalRunId, new RolloutRef.Sampling(temperature, s.topP(), s.maxTokensPerTurn(), s.seed().orElse(null)));
         var view = task.agentView(versioned.version(), versioned.contentHash());
-        var l = view.limits();
-        view = new ai.openalice.rl.events.AgentTask(view.taskId(), view.taskVersion(), view.contentHash(), view.problemStatement(), view.workspace(),
-                new ai.openalice.rl.events.task.Limits(l.maxSteps(), followed.contextBound(l.maxContextTokens()), l.episodeTimeoutS(), l.testTimeoutS()));
+        view = view.withLimits(view.limits().withMaxContextTokens(terms.current().contextBound(view.limits().maxContextTokens())));
         var event = Envelope.of(new RolloutRequested(ref, view, deadline));
         OUTBOX.enqueue(sql, event);
     }
