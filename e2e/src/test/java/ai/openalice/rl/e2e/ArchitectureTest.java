@@ -62,6 +62,27 @@ class ArchitectureTest {
     }
 
     /**
+     * The dispatcher's statements live in its {@code repository} package: the services around them
+     * demarcate transactions ({@code Sql.transaction}) and decide, and what they decide is testable
+     * apart from the SQL that records it.
+     */
+    @Test
+    void theDispatchersSqlLivesInItsRepositories() {
+        // the calls the rule looks for are there to find, in the repositories
+        assertTrue(classes.get("ai.openalice.rl.dispatcher.repository.GroupStore").getMethodCallsFromSelf().stream()
+                .anyMatch(c -> c.getTargetOwner().getName().equals("ai.openalice.rl.servicekit.Sql") && c.getName().equals("query")));
+        noClasses().that().resideInAPackage("ai.openalice.rl.dispatcher..").and().resideOutsideOfPackage("ai.openalice.rl.dispatcher.repository..")
+                .should().callMethodWhere(com.tngtech.archunit.core.domain.JavaCall.Predicates.target(
+                        com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching("query|one|preparedQuery"))
+                        .and(com.tngtech.archunit.core.domain.JavaCall.Predicates.target(
+                                com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner(
+                                        com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo("ai.openalice.rl.servicekit.Sql")
+                                                .or(com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo("io.vertx.mutiny.sqlclient.SqlClient"))))))
+                .because("SQL only under repository/ (strimzi's model vs operator split): the scheduling rules stay readable apart from the statements")
+                .check(classes);
+    }
+
+    /**
      * What serves and samples a model (libs/model-core: inference, the runner, rubric-prm and the CLI
      * ship it) never touches a tensor engine, so none of them ships PyTorch; only the learner does.
      */

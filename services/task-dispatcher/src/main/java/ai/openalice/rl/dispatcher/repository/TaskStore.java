@@ -17,7 +17,7 @@ import jakarta.inject.Inject;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -172,49 +172,40 @@ public class TaskStore {
         }
     }
 
-    /** {@code GET /tasks/{id}}: versions, scheduling and curriculum state, the recent solve-rate history. */
-    public Optional<Map<String, Object>> describe(String taskId) {
-        var state = pool.preparedQuery("SELECT * FROM dispatcher.task_state WHERE task_id = $1").execute(Tuple.of(taskId)).await().atMost(DB);
-        if (!state.iterator().hasNext()) {
-            return Optional.empty();
-        }
-        Row s = state.iterator().next();
-        var out = new LinkedHashMap<String, Object>();
-        out.put("taskId", taskId);
-        out.put("version", s.getInteger("version"));
-        out.put("split", s.getString("split"));
-        out.put("source", s.getString("source"));
-        out.put("priority", s.getInteger("priority"));
-        out.put("groups", s.getLong("groups"));
-        out.put("curriculum", Map.of("streak", s.getInteger("streak"), "skipUntilRound", s.getLong("skip_until")));
-        String cohort = s.getString("cohort");
-        if (cohort != null) {
-            var c = pool.preparedQuery("SELECT * FROM dispatcher.cohort_state WHERE cohort = $1").execute(Tuple.of(cohort)).await().atMost(DB);
-            var cohortState = new LinkedHashMap<String, Object>();
-            cohortState.put("cohort", cohort);
-            for (Row r : c) {
-                cohortState.put("streak", r.getInteger("streak"));
-                cohortState.put("skipUntilRound", r.getLong("skip_until"));
-                cohortState.put("groups", r.getLong("groups"));
-                cohortState.put("lastSolveRate", r.getDouble("last_solve_rate"));
-            }
-            out.put("cohort", cohortState);
-        }
-        out.put("lastSolveRate", s.getDouble("last_solve_rate"));
-        var versions = new ArrayList<Map<String, Object>>();
-        for (Row r : pool.preparedQuery("SELECT version, source, content_hash, created_at FROM dispatcher.tasks WHERE task_id = $1 ORDER BY version")
-                .execute(Tuple.of(taskId)).await().atMost(DB)) {
-            versions.add(Map.of("version", r.getInteger("version"), "source", r.getString("source"), "contentHash", r.getString("content_hash"),
-                    "createdAt", r.getOffsetDateTime("created_at").toString()));
-        }
-        out.put("versions", versions);
-        var history = new ArrayList<Map<String, Object>>();
-        for (Row r : pool.preparedQuery("SELECT * FROM dispatcher.solve_history WHERE task_id = $1 ORDER BY at DESC LIMIT 50")
-                .execute(Tuple.of(taskId)).await().atMost(DB)) {
-            history.add(Map.of("groupId", r.getUUID("group_id").toString(), "policyVersion", r.getLong("policy_version"),
-                    "solved", r.getInteger("solved"), "valid", r.getInteger("valid"), "at", r.getOffsetDateTime("at").toString()));
-        }
-        out.put("solveHistory", history);
-        return Optional.of(out);
+    /** {@code GET /tasks/{id}}: versions, scheduling and curriculum state (the task's and its cohort's), the recent solve-rate history. */
+    public record TaskView(String taskId, int version, String split, String source, int priority, long groups, Bench curriculum,
+            @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) CohortView cohort,
+            Double lastSolveRate, List<VersionView> versions, List<SolveView> solveHistory) {}
+
+    /** Uniform groups in a row, and the first round it may be scheduled again. */
+    public record Bench(int streak, long skipUntilRound) {}
+
+    /** The cohort's curriculum state (only its name before its first group). */
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    public record CohortView(String cohort, Integer streak, Long skipUntilRound, Long groups, Double lastSolveRate) {}
+
+    public record VersionView(int version, String source, String contentHash, String createdAt) {}
+
+    public record SolveView(String groupId, long policyVersion, int solved, int valid, String at) {}
+
+    public Optional<TaskView> describe(String taskId) {
+        return Sql.transaction(pool, sql -> sql.one("SELECT * FROM dispatcher.task_state WHERE task_id = $1", taskId).map(s -> {
+            String cohort = s.getString("cohort");
+            CohortView cohortView = cohort == null ? null
+                    : sql.one("SELECT * FROM dispatcher.cohort_state WHERE cohort = $1", cohort)
+                            .map(r -> new CohortView(cohort, r.getInteger("streak"), r.getLong("skip_until"), r.getLong("groups"), r.getDouble("last_solve_rate")))
+                            .orElse(new CohortView(cohort, null, null, null, null));
+            var versions = new ArrayList<VersionView>();
+            sql.query("SELECT version, source, content_hash, created_at FROM dispatcher.tasks WHERE task_id = $1 ORDER BY version", taskId)
+                    .forEach(r -> versions.add(new VersionView(r.getInteger("version"), r.getString("source"), r.getString("content_hash"),
+                            r.getOffsetDateTime("created_at").toString())));
+            var history = new ArrayList<SolveView>();
+            sql.query("SELECT * FROM dispatcher.solve_history WHERE task_id = $1 ORDER BY at DESC LIMIT 50", taskId)
+                    .forEach(r -> history.add(new SolveView(r.getUUID("group_id").toString(), r.getLong("policy_version"), r.getInteger("solved"),
+                            r.getInteger("valid"), r.getOffsetDateTime("at").toString())));
+            return new TaskView(taskId, s.getInteger("version"), s.getString("split"), s.getString("source"), s.getInteger("priority"),
+                    s.getLong("groups"), new Bench(s.getInteger("streak"), s.getLong("skip_until")), cohortView, s.getDouble("last_solve_rate"),
+                    versions, history);
+        }));
     }
 }

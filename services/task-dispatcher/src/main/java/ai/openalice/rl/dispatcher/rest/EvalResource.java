@@ -28,6 +28,9 @@ import java.util.UUID;
 @Blocking
 @Produces(MediaType.APPLICATION_JSON)
 public class EvalResource {
+    /** A run started: its id, its tasks, and the rollouts it will take. */
+    public record Started(String evalRunId, int tasks, int rollouts) {}
+
     @Inject
     EvalService evals;
 
@@ -72,7 +75,7 @@ public class EvalResource {
             return Problems.of(400, "Invalid evaluation", "unknown task(s): " + String.join(", ", unknown));
         }
         UUID run = evals.start(ids, body.get("k").asInt(), body.get("policyVersion").asLong(), alpha);
-        return Response.accepted(Map.of("evalRunId", run.toString(), "tasks", ids.size(), "rollouts", ids.size() * body.get("k").asInt())).build();
+        return Response.accepted(new Started(run.toString(), ids.size(), ids.size() * body.get("k").asInt())).build();
     }
 
     @GET

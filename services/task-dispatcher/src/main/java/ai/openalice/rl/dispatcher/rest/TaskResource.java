@@ -1,5 +1,6 @@
 package ai.openalice.rl.dispatcher.rest;
 
+import ai.openalice.rl.dispatcher.model.IntakeOutcome;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.dispatcher.service.IntakeService;
 import ai.openalice.rl.servicekit.rest.Problems;
@@ -15,6 +16,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -27,6 +29,13 @@ import java.util.Map;
 @Path("/tasks")
 @Blocking
 public class TaskResource {
+    /** What a submission did: tasks taken (added or unchanged), refused, and each one's outcome in order. */
+    public record Submitted(long accepted, long rejected, List<IntakeOutcome> tasks) {
+        /** The same, as members of a problem document. */
+        Map<String, Object> asMap() {
+            return Map.of("accepted", accepted, "rejected", rejected, "tasks", tasks);
+        }
+    }
     @Inject
     IntakeService intake;
 
@@ -42,15 +51,15 @@ public class TaskResource {
             return Problems.of(400, "No task", "the body must be a task (JSON object) or tasks (JSONL)");
         }
         var outcomes = intake.fromRest(body, source, priority, newVersion);
-        long rejected = outcomes.stream().filter(ai.openalice.rl.dispatcher.model.IntakeOutcome::refused).count();
-        var summary = Map.<String, Object>of("accepted", outcomes.size() - rejected, "rejected", rejected, "tasks", outcomes);
+        long rejected = outcomes.stream().filter(IntakeOutcome::refused).count();
+        var summary = new Submitted(outcomes.size() - rejected, rejected, outcomes);
         if (rejected == 0) {
             return Response.ok(summary).build();
         }
-        if (outcomes.size() == 1 && outcomes.getFirst() instanceof ai.openalice.rl.dispatcher.model.IntakeOutcome.Conflict) {
-            return Problems.of(409, "Task version conflict", outcomes.getFirst().errors().getFirst().toString(), summary);
+        if (outcomes.size() == 1 && outcomes.getFirst() instanceof IntakeOutcome.Conflict) {
+            return Problems.of(409, "Task version conflict", outcomes.getFirst().errors().getFirst().toString(), summary.asMap());
         }
-        return Problems.of(400, "Invalid task", rejected + " of " + outcomes.size() + " task(s) rejected; see tasks[].errors", summary);
+        return Problems.of(400, "Invalid task", rejected + " of " + outcomes.size() + " task(s) rejected; see tasks[].errors", summary.asMap());
     }
 
     @GET

@@ -1,19 +1,16 @@
 package ai.openalice.rl.dispatcher.service;
 
 import ai.openalice.rl.dispatcher.config.DispatcherConfig;
-import ai.openalice.rl.dispatcher.model.RolloutState;
 import ai.openalice.rl.dispatcher.repository.GroupStore;
+import ai.openalice.rl.dispatcher.repository.SchedulerStore;
 import ai.openalice.rl.servicekit.Sql;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.events.RolloutRef;
-import ai.openalice.rl.events.RolloutRequested;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.mutiny.sqlclient.Row;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.util.ArrayList;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
@@ -31,7 +28,6 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 public class Scheduler {
     private static final Logger LOG = Logger.getLogger(Scheduler.class);
-    private static final long LOCK = 0x616c696365L; // "alice"
 
     @Inject
     Pool pool;
@@ -44,6 +40,9 @@ public class Scheduler {
 
     @Inject
     TaskStore tasks;
+
+    @Inject
+    SchedulerStore store;
 
     @Inject
     MeterRegistry metrics;
@@ -75,20 +74,18 @@ public class Scheduler {
     /** Schedules what capacity allows; returns the number of groups requested. */
     public int tick() {
         int requested = Sql.transaction(pool, sql -> {
-            if (!sql.one("SELECT pg_try_advisory_xact_lock($1) AS ok", LOCK).orElseThrow().getBoolean("ok")) {
+            if (!store.tryLock(sql)) {
                 return 0;
             }
             terms.refresh(sql); // another replica may have adopted newer ones
-            long live = sql.one("SELECT count(*) AS n FROM dispatcher.rollouts WHERE state = ANY($1)", (Object) GroupStore.LIVE)
-                    .orElseThrow().getLong("n");
+            long live = groups.liveCount(sql);
             int n = 0;
-            for (Row g : sql.query("SELECT * FROM dispatcher.groups WHERE state = 'pending' ORDER BY created_at, group_id LIMIT $1",
-                    config.maxGroupsPerPass())) {
-                if (live + g.getInteger("size") > config.maxInFlight()) {
+            for (var g : groups.pending(sql, config.maxGroupsPerPass())) {
+                if (live + g.size() > config.maxInFlight()) {
                     break;
                 }
-                groups.release(sql, g, tasks.task(g.getString("task_id"), g.getInteger("task_version")).orElseThrow());
-                live += g.getInteger("size");
+                groups.release(sql, g, tasks.task(g.taskId(), g.taskVersion()).orElseThrow());
+                live += g.size();
                 n++;
             }
             long room = pacer.room(sql);
@@ -107,40 +104,16 @@ public class Scheduler {
         return requested;
     }
 
-    /** Every task's state {@code s} beside its cohort's {@code c} (none: nulls). */
-    public static final String TASKS_WITH_COHORTS = "dispatcher.task_state s LEFT JOIN dispatcher.cohort_state c ON c.cohort = s.cohort";
-
-    /** Whether the curriculum benches task {@code s} at round {@code $1}: its own bench, or its cohort's. */
-    public static final String BENCHED = "(s.skip_until > $1 OR COALESCE(c.skip_until, 0) > $1)";
-
     private boolean scheduleTraining(Sql sql) {
-        Row state = sql.one("SELECT policy_version, round FROM dispatcher.scheduler WHERE id = 1 FOR UPDATE").orElseThrow();
-        long round = state.getLong("round");
-        var names = new ArrayList<String>();
-        var weights = new ArrayList<Double>();
-        config.sourceWeights().forEach((k, v) -> {
-            names.add(k);
-            weights.add(v);
-        });
-        var pick = sql.one("""
-                SELECT s.task_id, s.version, s.source FROM %s JOIN dispatcher.sources src ON src.source = s.source
-                 WHERE s.split = 'train'
-                 ORDER BY %s,
-                          src.groups / COALESCE((SELECT w.weight FROM unnest($2::text[], $3::float8[]) AS w(name, weight) WHERE w.name = s.source), 1.0),
-                          s.groups::float8 / s.priority, md5(s.task_id), s.task_id
-                 LIMIT 1""".formatted(TASKS_WITH_COHORTS, BENCHED), round, names.toArray(String[]::new), weights.toArray(Double[]::new));
+        var clock = store.clock(sql, true);
+        var pick = store.pickTraining(sql, clock.round(), config.sourceWeights());
         if (pick.isEmpty()) {
             return false;
         }
-        String taskId = pick.get().getString("task_id");
-        int version = pick.get().getInteger("version");
-        var task = tasks.task(taskId, version).orElseThrow();
-        sql.query("UPDATE dispatcher.task_state SET groups = groups + 1 WHERE task_id = $1", taskId);
-        sql.query("UPDATE dispatcher.sources SET groups = groups + 1 WHERE source = $1", pick.get().getString("source"));
-        sql.query("UPDATE dispatcher.scheduler SET round = round + 1 WHERE id = 1");
-        UUID group = groups.create(sql, task, state.getLong("policy_version"), config.groupSize(), RolloutRef.Mode.TRAIN, null, true,
-                round);
-        LOG.debugf("round %d: group %s of %s v%d at policy v%d", round, group, taskId, version, state.getLong("policy_version"));
+        var task = tasks.task(pick.get().taskId(), pick.get().version()).orElseThrow();
+        store.countTrainingGroup(sql, pick.get());
+        UUID group = groups.create(sql, task, clock.policyVersion(), config.groupSize(), RolloutRef.Mode.TRAIN, null, true, clock.round());
+        LOG.debugf("round %d: group %s of %s v%d at policy v%d", clock.round(), group, pick.get().taskId(), pick.get().version(), clock.policyVersion());
         return true;
     }
 
@@ -148,14 +121,12 @@ public class Scheduler {
     public int watchDeadlines() {
         return Sql.transaction(pool, sql -> {
             int n = 0;
-            for (Row r : sql.query("SELECT rollout_id, group_id, state, attempt FROM dispatcher.rollouts WHERE state = ANY($1)"
-                    + " AND deadline < now() ORDER BY deadline LIMIT 100 FOR UPDATE SKIP LOCKED", (Object) GroupStore.LIVE)) {
-                String waitingFor = RolloutState.of(r.getString("state")).awaits();
-                String reason = "deadline passed in state " + r.getString("state") + " with no " + waitingFor + " (lost runner or lost event)";
-                groups.retry(sql, r.getUUID("rollout_id"), reason, tasks);
-                lifecycle.finish(sql, r.getUUID("group_id"));
+            for (var r : groups.overdue(sql, 100)) {
+                String reason = "deadline passed in state " + r.state().wire() + " with no " + r.state().awaits() + " (lost runner or lost event)";
+                groups.retry(sql, r.rolloutId(), reason, tasks);
+                lifecycle.finish(sql, r.groupId());
                 metrics.counter("dispatcher_rollouts_retried_total", "reason", "deadline").increment();
-                LOG.warnf("rollout %s attempt %d: %s", r.getUUID("rollout_id"), r.getInteger("attempt"), reason);
+                LOG.warnf("rollout %s attempt %d: %s", r.rolloutId(), r.attempt(), reason);
                 n++;
             }
             return n;

@@ -2,6 +2,7 @@ package ai.openalice.rl.dispatcher.service;
 
 import ai.openalice.rl.dispatcher.config.DispatcherConfig;
 import ai.openalice.rl.dispatcher.model.Terms;
+import ai.openalice.rl.dispatcher.repository.SchedulerStore;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.servicekit.Sql;
@@ -21,6 +22,9 @@ public class TrainerTerms {
     @Inject
     DispatcherConfig config;
 
+    @Inject
+    SchedulerStore store;
+
     private volatile Terms current;
 
     /** The dispatcher's own settings. */
@@ -36,10 +40,9 @@ public class TrainerTerms {
 
     /** Reads the terms in force. */
     public Terms refresh(Sql sql) {
-        var row = sql.one("SELECT trainer_terms FROM dispatcher.scheduler WHERE id = 1").orElseThrow();
-        var json = row.getJsonObject("trainer_terms");
+        String json = store.storedTerms(sql).orElse(null);
         try {
-            var stated = json == null ? null : EventCodec.mapper().readValue(json.encode(), CheckpointPublished.Terms.class);
+            var stated = json == null ? null : EventCodec.mapper().readValue(json, CheckpointPublished.Terms.class);
             current = own().following(stated);
         } catch (java.io.IOException | IllegalArgumentException e) {
             LOG.warnf("the stored trainer terms %s are unreadable (%s); the dispatcher's own settings apply", json, e.getMessage());
@@ -52,9 +55,7 @@ public class TrainerTerms {
     public Terms adopt(Sql sql, CheckpointPublished c) {
         if (c.terms() != null) {
             try {
-                var json = new io.vertx.core.json.JsonObject(EventCodec.mapper().writeValueAsString(c.terms()));
-                sql.query("UPDATE dispatcher.scheduler SET trainer_terms = $1, terms_version = $2 WHERE id = 1 AND (terms_version IS NULL OR terms_version <= $2)",
-                        json, c.policyVersion());
+                store.storeTerms(sql, EventCodec.mapper().writeValueAsString(c.terms()), c.policyVersion());
             } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
                 throw new IllegalStateException(e);
             }
