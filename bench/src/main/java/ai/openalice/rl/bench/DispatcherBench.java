@@ -74,7 +74,7 @@ final class DispatcherBench {
             try {
                 long t0 = System.nanoTime();
                 long target = Math.min(20_000, 8L * n);
-                waitFor(db, "SELECT count(*) FROM dispatcher.outbox WHERE topic = 'rollouts-requested' AND sent_at IS NOT NULL", target, 600_000);
+                waitFor(db, "SELECT count(*) FROM dispatcher.outbox WHERE topic = 'rollouts.requested' AND sent_at IS NOT NULL", target, 600_000);
                 double rate = target / ((System.nanoTime() - t0) / 1e9);
                 System.out.printf("  scheduling: rollouts requested     : %,10.0f rollouts/s (%.3f of the producer rate; groups of 8, relayed to Kafka)%n",
                         rate, rate / producerRate);
@@ -107,6 +107,7 @@ final class DispatcherBench {
         }
         var cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Dquarkus.http.port=" + http,
                 "-Dalice.topic-suffix=" + suffix, "-Ddispatcher.train=" + train, "-Ddispatcher.tick=100ms", "-Ddispatcher.max-in-flight=1000000",
+                "-Ddispatcher.pace.groups-per-version=0", // unpaced: no trainer publishes versions here
                 "-Dkafka.bootstrap.servers=" + bootstrap, "-Dquarkus.datasource.jdbc.url=" + jdbc,
                 "-Dquarkus.datasource.reactive.url=" + jdbc.substring("jdbc:".length()), "-Dquarkus.log.level=WARN", "-jar", app.toString());
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(new File("bench/target/dispatcher-" + name + ".log")).start();

@@ -70,7 +70,7 @@ final class TrainerBench {
         // interleaved rounds, best of each: JIT, allocator and CPU-frequency effects hit both alike
         double learnerMs = Double.MAX_VALUE;
         double bareMs = Double.MAX_VALUE;
-        try (var learner = new Learner(Gpt.initialise(config, 1), AdamW.defaults(), settings); Gpt gpt = Gpt.initialise(config, 1)) {
+        try (var learner = new Learner<>(Gpt.initialise(config, 1), AdamW.defaults(), settings); Gpt gpt = Gpt.initialise(config, 1)) {
             var opt = AdamW.defaults();
             learner.rl(batch);
             bare(gpt, opt, batch, micro);
