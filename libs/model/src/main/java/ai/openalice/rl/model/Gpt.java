@@ -14,7 +14,7 @@ import java.util.Map;
  * inference. Parameters are plain named NDArrays (see {@link #parameterNames}), which the ONNX
  * export and the checkpoint format read by the same names.
  */
-public final class Gpt implements AutoCloseable {
+public final class Gpt implements CausalLm {
     private static final float MASKED = -1e9f;
 
     private final GptConfig config;
@@ -115,16 +115,24 @@ public final class Gpt implements AutoCloseable {
         return config;
     }
 
+    @Override
+    public int contextLength() {
+        return config.contextLength();
+    }
+
+    @Override
     public NDManager manager() {
         return manager;
     }
 
     /** The live parameters (trainable NDArrays), by name. */
+    @Override
     public Map<String, NDArray> parameters() {
         return java.util.Collections.unmodifiableMap(params);
     }
 
     /** Logits [B, T, V] for tokens [B, T] (int64), positions 0..T-1. */
+    @Override
     public NDArray logits(NDArray tokens) {
         long b = tokens.getShape().get(0);
         long t = tokens.getShape().get(1);
@@ -144,6 +152,7 @@ public final class Gpt implements AutoCloseable {
     }
 
     /** log π(target | prefix) for every position: [B, T], targets [B, T] (int64). */
+    @Override
     public NDArray tokenLogprobs(NDArray tokens, NDArray targets, float temperature) {
         NDArray logits = logits(tokens);
         if (temperature != 1f) {
@@ -195,6 +204,7 @@ public final class Gpt implements AutoCloseable {
     }
 
     /** Parameter values as float arrays, by name (copies). */
+    @Override
     public Map<String, float[]> snapshot() {
         var out = new LinkedHashMap<String, float[]>();
         params.forEach((k, v) -> out.put(k, v.toFloatArray()));

@@ -6,7 +6,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.NDScope;
 import ai.djl.ndarray.types.Shape;
 import ai.openalice.rl.core.loss.PolicyLossConfig;
-import ai.openalice.rl.model.Gpt;
+import ai.openalice.rl.model.CausalLm;
 import ai.openalice.rl.model.Scalars;
 import ai.openalice.rl.model.train.AdamW;
 import ai.openalice.rl.model.train.PolicyGradientLoss;
@@ -14,7 +14,7 @@ import java.util.Arrays;
 import java.util.Map;
 
 /**
- * The learner: the built-in GPT and AdamW on DJL. One call is one training step on one batch —
+ * The learner: a causal LM ({@link CausalLm}: the built-in GPT, or a HuggingFace family, full or LoRA) and AdamW on DJL. One call is one training step on one batch —
  * π_old recomputed under the current weights (no gradient; with one epoch and one mini-batch it is
  * the current policy, read off the same forward pass), then {@code ppoEpochs} passes over
  * {@code miniBatches} optimizer steps, each accumulating the gradient of micro-batches of
@@ -23,8 +23,8 @@ import java.util.Map;
  * of a micro-batch lives in a scope closed after it (an {@code NDScope}: the model's ops attach
  * their results to the weights' manager otherwise): memory stays flat over weeks.
  */
-public final class Learner implements AutoCloseable {
-    private final Gpt gpt;
+public final class Learner<M extends CausalLm> implements AutoCloseable {
+    private final M gpt;
     private final AdamW optimizer;
     private final Settings settings;
 
@@ -40,13 +40,13 @@ public final class Learner implements AutoCloseable {
     /** What one step did: loss, clipped fraction, KL to the rollout policy (k3), entropy estimate, gradient norm, rate, tokens. */
     public record StepStats(double loss, double clipFraction, double approxKl, double entropy, double gradNorm, double lr, long tokens) {}
 
-    public Learner(Gpt gpt, AdamW optimizer, Settings settings) {
+    public Learner(M gpt, AdamW optimizer, Settings settings) {
         this.gpt = gpt;
         this.optimizer = optimizer;
         this.settings = settings;
     }
 
-    public Gpt model() {
+    public M model() {
         return gpt;
     }
 

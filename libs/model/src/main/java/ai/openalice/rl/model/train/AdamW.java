@@ -92,9 +92,9 @@ public final class AdamW {
         return norm;
     }
 
-    /** Weight decay applies to matrices and embeddings, not to biases and LayerNorm parameters. */
+    /** Weight decay applies to matrices and embeddings, not to biases and norm parameters (the built-in GPT's LayerNorm gamma/beta, HuggingFace's RMSNorm {@code *norm.weight}). */
     static boolean isMatrix(String name) {
-        return !(name.endsWith(".bias") || name.endsWith(".gamma") || name.endsWith(".beta"));
+        return !(name.endsWith(".bias") || name.endsWith(".gamma") || name.endsWith(".beta") || name.endsWith("norm.weight"));
     }
 
     /** The state as arrays ({@code <param>.m}, {@code <param>.v}) and the step, for a checkpoint. */

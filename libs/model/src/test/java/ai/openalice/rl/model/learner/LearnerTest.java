@@ -34,9 +34,9 @@ class LearnerTest {
     static final GptConfig C = new GptConfig(16, 8, 1, 2, 16);
     static final int[] TARGET = {5, 6, 7};
 
-    static Learner learner(long seed, int microBatch, int miniBatches) {
+    static Learner<Gpt> learner(long seed, int microBatch, int miniBatches) {
         var s = new Learner.Settings(PolicyLossConfig.grpoPlusPlus(TARGET.length), LrSchedule.constant(0.03, 0), 1, miniBatches, microBatch, 1f);
-        return new Learner(Gpt.initialise(C, seed), AdamW.defaults(), s);
+        return new Learner<>(Gpt.initialise(C, seed), AdamW.defaults(), s);
     }
 
     static Sample episode(Gpt gpt, Sampler sampler, double advantage, double[] rewardOut, int i) {
@@ -61,7 +61,7 @@ class LearnerTest {
 
     @Test
     void theRewardedPatternIsLearnedThroughTheServicePath() {
-        try (Learner learner = learner(21, 32, 1)) {
+        try (Learner<Gpt> learner = learner(21, 32, 1)) {
             var sampler = new Sampler(1.0, 1.0, 77);
             double[] meanReward = new double[40];
             for (int step = 0; step < meanReward.length; step++) {
@@ -93,7 +93,7 @@ class LearnerTest {
     void microBatchAccumulationGivesTheFullBatchGradient() {
         var sampler = new Sampler(1.0, 1.0, 5);
         var samples = new ArrayList<Sample>();
-        try (Learner ref = learner(3, 8, 1); Learner acc = learner(3, 1, 1)) {
+        try (Learner<Gpt> ref = learner(3, 8, 1); Learner<Gpt> acc = learner(3, 1, 1)) {
             double[] r = new double[8];
             for (int i = 0; i < 8; i++) {
                 samples.add(episode(ref.model(), sampler, (i % 3) - 1.0, r, i));
@@ -132,10 +132,10 @@ class LearnerTest {
         assertEquals(32, batch.contextTokens());
         double[] contextNll = new double[2];
         for (int run = 0; run < 2; run++) {
-            try (Learner learner = learner(9, 16, 1)) {
+            try (Learner<Gpt> learner = learner(9, 16, 1)) {
                 double w = run == 0 ? 0 : 1;
                 double firstReported = learner.sft(batch, w).loss();
-                try (Learner same = learner(9, 16, 1)) { // the same initial weights, completions only
+                try (Learner<Gpt> same = learner(9, 16, 1)) { // the same initial weights, completions only
                     assertEquals(same.sft(batch).loss(), firstReported, 1e-5, "the reported loss is the completion NLL, whatever the weight");
                 }
                 for (int i = 0; i < 20; i++) {
@@ -156,7 +156,7 @@ class LearnerTest {
 
     @Test
     void supervisedStepsRaiseTheLikelihoodOfTheDemonstrations() {
-        try (Learner learner = learner(9, 16, 1)) {
+        try (Learner<Gpt> learner = learner(9, 16, 1)) {
             var demo = new ArrayList<Sample>();
             for (int i = 0; i < 16; i++) {
                 demo.add(new Sample(UUID.randomUUID(), List.of(new Turn(0, List.of(0), List.of(5, 6, 7), List.of(0.0, 0.0, 0.0), 0,

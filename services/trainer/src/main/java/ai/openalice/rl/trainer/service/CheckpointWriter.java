@@ -4,6 +4,7 @@ import ai.openalice.rl.events.ArtifactRef;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.model.Gpt;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.checkpoint.Manifest;
 import ai.openalice.rl.model.learner.Learner;
@@ -57,7 +58,7 @@ final class CheckpointWriter {
         this.retention = retention;
     }
 
-    CheckpointPublished write(Learner learner, long policyVersion, long step, Map<String, Double> metrics, List<TrainerStore.Pending> pending,
+    CheckpointPublished write(Learner<Gpt> learner, long policyVersion, long step, Map<String, Double> metrics, List<TrainerStore.Pending> pending,
             CheckpointPublished.Terms terms) {
         Path dir = root.resolve("v" + policyVersion);
         try {

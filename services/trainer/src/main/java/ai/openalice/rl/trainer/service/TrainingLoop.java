@@ -51,7 +51,7 @@ public final class TrainingLoop implements Runnable {
     private final TrainerMeters meters;
     private final Aggregation aggregation;
     private volatile boolean running = true;
-    private Learner learner;
+    private Learner<Gpt> learner;
     private volatile long step;
     private volatile long policyVersion;
 
@@ -102,7 +102,7 @@ public final class TrainingLoop implements Runnable {
         return keep ? init.optimizer() : Map.of();
     }
 
-    private Learner learner(Gpt gpt, Map<String, float[]> optimizerState, long optimizerStep) {
+    private Learner<Gpt> learner(Gpt gpt, Map<String, float[]> optimizerState, long optimizerStep) {
         var o = config.optim();
         var opt = new AdamW(0.9, 0.999, 1e-8, o.weightDecay(), o.clipNorm());
         if (!optimizerState.isEmpty()) {
@@ -114,7 +114,7 @@ public final class TrainingLoop implements Runnable {
                 ai.openalice.rl.core.loss.KlEstimator.K3, 0, l.tisCap());
         var lr = o.schedule() == TrainerConfig.Schedule.COSINE ? new LrSchedule(o.lr(), o.warmupSteps(), true, o.totalSteps(), o.minLrRatio())
                 : LrSchedule.constant(o.lr(), o.warmupSteps());
-        return new Learner(gpt, opt, new Learner.Settings(loss, lr, o.ppoEpochs(), o.miniBatches(), o.microBatch(), (float) l.temperature()));
+        return new Learner<>(gpt, opt, new Learner.Settings(loss, lr, o.ppoEpochs(), o.miniBatches(), o.microBatch(), (float) l.temperature()));
     }
 
     /**

@@ -1,0 +1,81 @@
+package ai.openalice.rl.model.hf;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * Random models in HuggingFace's folder layout, for tests and benchmarks (nothing here is a trained
+ * model): config.json, safetensors weights (whole or sharded, in any weight dtype) and a minimal
+ * tokenizer.json.
+ */
+public final class TinyModels {
+    public static final ObjectMapper JSON = new ObjectMapper();
+
+    private TinyModels() {}
+
+    /** A config of {@code modelType} with small dimensions; callers adjust fields. */
+    public static ObjectNode config(String modelType) {
+        ObjectNode c = JSON.createObjectNode();
+        c.put("model_type", modelType).put("vocab_size", 11).put("hidden_size", 8).put("intermediate_size", 12).put("num_hidden_layers", 2)
+                .put("num_attention_heads", 4).put("num_key_value_heads", 2).put("rms_norm_eps", 1e-6).put("rope_theta", 10000.0)
+                .put("max_position_embeddings", 64).put("tie_word_embeddings", false).put("hidden_act", "silu").put("eos_token_id", 2);
+        if (modelType.equals("qwen3")) {
+            c.put("head_dim", 6);
+        }
+        return c;
+    }
+
+    /** Random weights of every tensor {@code config} needs (norm weights near 1). */
+    public static Map<String, float[]> randomWeights(HfConfig config, long seed) {
+        var rnd = new Random(seed);
+        var out = new LinkedHashMap<String, float[]>();
+        config.tensors().forEach((name, shape) -> {
+            long n = 1;
+            for (long d : shape) {
+                n *= d;
+            }
+            float[] w = new float[(int) n];
+            boolean norm = name.endsWith("norm.weight");
+            for (int i = 0; i < w.length; i++) {
+                w[i] = norm ? 1f + 0.1f * (float) rnd.nextGaussian() : 0.3f * (float) rnd.nextGaussian();
+            }
+            out.put(name, w);
+        });
+        return out;
+    }
+
+    /** Writes a model folder; {@code shards} > 1 splits the tensors over that many files with an index. */
+    public static Path write(Path dir, ObjectNode config, Map<String, float[]> weights, DType dtype, int shards) throws IOException {
+        Files.createDirectories(dir);
+        JSON.writeValue(dir.resolve("config.json").toFile(), config);
+        Files.writeString(dir.resolve("tokenizer.json"), "{\"version\":\"1.0\",\"model\":{\"type\":\"WordLevel\",\"vocab\":{},\"unk_token\":\"?\"}}");
+        HfConfig c = HfConfig.of(config, "test config");
+        var tensors = new LinkedHashMap<String, SafeTensors.Tensor>();
+        weights.forEach((name, w) -> tensors.put(name, SafeTensors.Tensor.of(dtype, c.tensors().getOrDefault(name, new long[] {w.length}), w)));
+        if (shards <= 1) {
+            SafeTensors.write(dir.resolve(HfWeights.SINGLE), tensors, Map.of("format", "pt"));
+            return dir;
+        }
+        ObjectNode index = JSON.createObjectNode();
+        index.putObject("metadata").put("total_size", tensors.values().stream().mapToLong(t -> t.data().length).sum());
+        ObjectNode map = index.putObject("weight_map");
+        var names = tensors.keySet().toArray(String[]::new);
+        for (int s = 0; s < shards; s++) {
+            String file = "model-%05d-of-%05d.safetensors".formatted(s + 1, shards);
+            var part = new LinkedHashMap<String, SafeTensors.Tensor>();
+            for (int i = s; i < names.length; i += shards) {
+                part.put(names[i], tensors.get(names[i]));
+                map.put(names[i], file);
+            }
+            SafeTensors.write(dir.resolve(file), part, Map.of("format", "pt"));
+        }
+        JSON.writeValue(dir.resolve(HfWeights.INDEX).toFile(), index);
+        return dir;
+    }
+}
