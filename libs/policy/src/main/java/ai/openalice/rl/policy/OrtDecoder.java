@@ -5,6 +5,7 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
 import ai.openalice.rl.model.GptConfig;
+import ai.openalice.rl.model.onnx.CacheLayout;
 import java.nio.FloatBuffer;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -20,7 +21,7 @@ public final class OrtDecoder implements AutoCloseable {
     private static final OrtEnvironment ENV = OrtEnvironment.getEnvironment();
 
     private final OrtSession session;
-    private final GptConfig config;
+    private final CacheLayout config;
 
     /** Default budget of the prefix cache: 128 MiB, 32,768 positions of the built-in model. */
     public static final long DEFAULT_PREFIX_CACHE_BYTES = 128L << 20;
@@ -37,8 +38,13 @@ public final class OrtDecoder implements AutoCloseable {
      * generations kept for prompts that start the same way (0: none).
      */
     public OrtDecoder(Path onnx, GptConfig config, int intraOpThreads, boolean cuda, long prefixCacheBytes) {
+        this(onnx, CacheLayout.of(config), intraOpThreads, cuda, prefixCacheBytes);
+    }
+
+    /** Any exported model with this cache layout (the built-in GPT's or a HuggingFace family's). */
+    public OrtDecoder(Path onnx, CacheLayout config, int intraOpThreads, boolean cuda, long prefixCacheBytes) {
         this.config = config;
-        this.prefixes = new PrefixCache(prefixCacheBytes, 2L * config.layers() * config.width() * Float.BYTES);
+        this.prefixes = new PrefixCache(prefixCacheBytes, config.bytesPerPosition());
         try {
             var opts = new OrtSession.SessionOptions();
             opts.setIntraOpNumThreads(intraOpThreads);
@@ -58,7 +64,7 @@ public final class OrtDecoder implements AutoCloseable {
         }
     }
 
-    public GptConfig config() {
+    public CacheLayout config() {
         return config;
     }
 
@@ -69,7 +75,7 @@ public final class OrtDecoder implements AutoCloseable {
      */
     public float[] prefill(int[] prompt, KvSequence[] out) {
         var hit = prefixes.longest(prompt);
-        KvSequence seq = hit.map(PrefixCache.Hit::seq).orElseGet(() -> new KvSequence(config.layers(), config.heads()));
+        KvSequence seq = hit.map(PrefixCache.Hit::seq).orElseGet(() -> new KvSequence(config.layers(), config.kvHeads()));
         int from = hit.map(PrefixCache.Hit::length).orElse(0);
         prefixes.count(prompt.length, from);
         out[0] = seq;
@@ -124,8 +130,8 @@ public final class OrtDecoder implements AutoCloseable {
 
     private float[][][] run(List<KvSequence> seqs, long[][] ids, long[][] pos, long[][] mask, int maxPast) {
         int b = seqs.size();
-        int h = config.heads();
-        int hd = config.headSize();
+        int h = config.kvHeads();
+        int hd = config.headDim();
         int s = ids[0].length;
         var in = new HashMap<String, OnnxTensor>();
         try {
@@ -206,8 +212,8 @@ public final class OrtDecoder implements AutoCloseable {
         private Batch(List<KvSequence> members) {
             this.members = List.copyOf(members);
             this.pad = new int[members.size()];
-            int h = config.heads();
-            int hd = config.headSize();
+            int h = config.kvHeads();
+            int hd = config.headDim();
             total = members.stream().mapToInt(KvSequence::length).max().orElse(0);
             for (int i = 0; i < pad.length; i++) {
                 pad[i] = total - members.get(i).length;
@@ -277,8 +283,8 @@ public final class OrtDecoder implements AutoCloseable {
 
         /** Copies every member's cache back out of the batch (to regroup), and frees the batch. */
         public List<KvSequence> release() {
-            int h = config.heads();
-            int hd = config.headSize();
+            int h = config.kvHeads();
+            int hd = config.headDim();
             for (int l = 0; l < config.layers(); l++) {
                 unpackPadded(members, pad, l, true, past.get("past_key_" + l).getFloatBuffer(), total, h, hd);
                 unpackPadded(members, pad, l, false, past.get("past_value_" + l).getFloatBuffer(), total, h, hd);

@@ -1,0 +1,90 @@
+package ai.openalice.rl.policy;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+
+import ai.openalice.rl.model.hf.HfConfig;
+import ai.openalice.rl.model.hf.ReferenceLm;
+import ai.openalice.rl.model.hf.TinyModels;
+import ai.openalice.rl.model.onnx.CacheLayout;
+import ai.openalice.rl.model.onnx.HfOnnxExport;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Each family exported to ONNX and decoded with its KV cache — a prompt prefilled, then steps of
+ * two sequences of different lengths batched with left padding — gives the reference's
+ * next-token log-probabilities ({@link ReferenceLm}, recomputing every position).
+ */
+class HfOnnxDecoderTest {
+    @TempDir
+    Path dir;
+
+    static double[] logSoftmax(float[] logits) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (float v : logits) {
+            max = Math.max(max, v);
+        }
+        double sum = 0;
+        for (float v : logits) {
+            sum += Math.exp(v - max);
+        }
+        double lse = max + Math.log(sum);
+        double[] out = new double[logits.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = logits[i] - lse;
+        }
+        return out;
+    }
+
+    /** The reference's log-probabilities of every token after {@code seq}. */
+    static double[] expected(ReferenceLm ref, int[] seq) {
+        double[][] logits = ref.logits(seq);
+        double[] last = logits[seq.length - 1];
+        float[] f = new float[last.length];
+        for (int i = 0; i < f.length; i++) {
+            f[i] = (float) last[i];
+        }
+        return logSoftmax(f);
+    }
+
+    static int[] append(int[] seq, int token) {
+        int[] out = Arrays.copyOf(seq, seq.length + 1);
+        out[seq.length] = token;
+        return out;
+    }
+
+    @Test
+    void everyFamilyDecodesWithItsCacheAsTheReferenceComputesIt() throws Exception {
+        var scaled = TinyModels.config("llama").put("tie_word_embeddings", true);
+        scaled.putObject("rope_scaling").put("rope_type", "llama3").put("factor", 8.0).put("low_freq_factor", 1.0).put("high_freq_factor", 4.0)
+                .put("original_max_position_embeddings", 16);
+        for (ObjectNode json : List.of(scaled, TinyModels.config("qwen2"), TinyModels.config("qwen3"), TinyModels.config("qwen3").put("num_key_value_heads", 1))) {
+            HfConfig c = HfConfig.of(json, json.toString());
+            var weights = TinyModels.randomWeights(c, 6);
+            var ref = new ReferenceLm(c, weights);
+            Path onnx = dir.resolve(c.modelType() + c.kvHeads() + c.tieWordEmbeddings() + ".onnx");
+            HfOnnxExport.export(c, weights, onnx, "test", Long.MAX_VALUE);
+            try (var decoder = new OrtDecoder(onnx, CacheLayout.of(c), 1, false, 0)) {
+                int[] a = {1, 5, 3, 9, 0};
+                int[] b = {4, 2};
+                KvSequence[] sa = new KvSequence[1];
+                KvSequence[] sb = new KvSequence[1];
+                assertArrayEquals(expected(ref, a), logSoftmax(decoder.prefill(a, sa)), 1e-4, json + ": prefill");
+                assertArrayEquals(expected(ref, b), logSoftmax(decoder.prefill(b, sb)), 1e-4, json + ": prefill");
+                for (int step = 0; step < 3; step++) {
+                    int ta = (7 + step) % c.vocabSize();
+                    int tb = (2 * step + 1) % c.vocabSize();
+                    float[][] next = decoder.step(List.of(sa[0], sb[0]), new int[] {ta, tb});
+                    a = append(a, ta);
+                    b = append(b, tb);
+                    assertArrayEquals(expected(ref, a), logSoftmax(next[0]), 1e-4, json + ": step " + step + " of the longer sequence");
+                    assertArrayEquals(expected(ref, b), logSoftmax(next[1]), 1e-4, json + ": step " + step + " of the left-padded one");
+                }
+            }
+        }
+    }
+}
