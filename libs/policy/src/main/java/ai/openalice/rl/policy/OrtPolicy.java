@@ -2,11 +2,10 @@ package ai.openalice.rl.policy;
 
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.checkpoint.Manifest;
-import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.model.tokenizer.Tokenizer;
 import java.nio.file.Path;
 
-/** The policy in-process: a checkpoint's ONNX graph on ONNX Runtime, one sequence at a time, with the KV cache. */
+/** The policy in-process: a checkpoint's ONNX graph (the built-in GPT or a HuggingFace family) on ONNX Runtime, one sequence at a time, with the KV cache. */
 public final class OrtPolicy implements Policy {
     private final OrtDecoder decoder;
     private final Tokenizer tokenizer;
@@ -14,11 +13,8 @@ public final class OrtPolicy implements Policy {
 
     public OrtPolicy(Path checkpointDir) {
         Manifest m = Checkpoint.verify(checkpointDir);
-        if (!"byte-v1".equals(m.tokenizer())) {
-            throw new PolicyException("checkpoint " + checkpointDir + " uses tokenizer " + m.tokenizer() + "; this policy knows byte-v1");
-        }
-        this.decoder = new OrtDecoder(checkpointDir.resolve(Checkpoint.ONNX), m.config(), 1);
-        this.tokenizer = new ByteTokenizer();
+        this.tokenizer = Checkpoint.tokenizer(checkpointDir, m);
+        this.decoder = new OrtDecoder(checkpointDir.resolve(Checkpoint.ONNX), m.cache(), 1, false, OrtDecoder.DEFAULT_PREFIX_CACHE_BYTES);
         this.version = m.policyVersion();
     }
 
@@ -70,5 +66,12 @@ public final class OrtPolicy implements Policy {
     @Override
     public void close() {
         decoder.close();
+        if (tokenizer instanceof AutoCloseable native_) { // a HuggingFace tokenizer holds native memory
+            try {
+                native_.close();
+            } catch (Exception e) {
+                throw new PolicyException("closing the tokenizer: " + e.getMessage(), e);
+            }
+        }
     }
 }

@@ -44,7 +44,7 @@ import org.junit.jupiter.api.Test;
  * answer exactly what its named version produces; pins, refusals and bad requests.
  */
 @QuarkusTest
-@QuarkusTestResource(Checkpoints.class)
+@QuarkusTestResource(value = Checkpoints.class, restrictToAnnotatedClass = true) // not HfServingTest: PyTorch loads once per JVM
 class InferenceServiceTest {
     static final ObjectMapper M = new ObjectMapper();
     static final String PROMPT = "def add(a, b):\n    return";

@@ -65,13 +65,85 @@ public final class Checkpoint {
                     files.put(f.getFileName().toString(), new Manifest.FileEntry(sha256(f), Files.size(f)));
                 }
             }
-            var manifest = new Manifest(Manifest.FORMAT, "gpt", config, tokenizer, policyVersion, step, Instant.now(), files);
+            var manifest = new Manifest(Manifest.FORMAT, "gpt", config, tokenizer, policyVersion, step, Instant.now(), files, null);
             JSON.writeValue(tmp.resolve(Manifest.FILE_NAME).toFile(), manifest);
             Files.move(tmp, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             return manifest;
         } catch (IOException e) {
             throw new CheckpointException(CheckpointException.Reason.IO, "cannot write checkpoint " + dir + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Files of a HuggingFace model folder a checkpoint carries over as they are (those present). */
+    static final java.util.List<String> HF_SIDECARS = java.util.List.of("config.json", "tokenizer.json", "tokenizer_config.json",
+            "generation_config.json", "special_tokens_map.json");
+
+    /**
+     * Writes a checkpoint of a HuggingFace-family model into {@code dir} (which must not exist yet):
+     * {@code model.onnx} of {@code weights} for serving, and the model as HuggingFace tools load it —
+     * {@code model.safetensors} in {@code dtype} with the source folder's config and tokenizer files,
+     * or, with an {@code adapter}, PEFT's {@code adapter_config.json} and
+     * {@code adapter_model.safetensors} (the base stays where the adapter config names it); then
+     * {@code optimizer.bin} when there is optimizer state. {@code weights} are the full weights the
+     * model computes with (with an adapter: merged).
+     */
+    public static Manifest saveHf(Path dir, ai.openalice.rl.model.hf.HfConfig config, Path source, Map<String, float[]> weights,
+            ai.openalice.rl.model.hf.LoraAdapter adapter, ai.openalice.rl.model.hf.DType dtype, long policyVersion, long step,
+            Map<String, float[]> optimizer, long optimizerStep) {
+        Path tmp = dir.resolveSibling(dir.getFileName() + ".tmp-" + System.nanoTime());
+        try {
+            Files.createDirectories(tmp);
+            long weightBytes = 4L * weights.values().stream().mapToLong(w -> w.length).sum();
+            ai.openalice.rl.model.onnx.HfOnnxExport.export(config, weights, tmp.resolve(ONNX), "v" + policyVersion,
+                    weightBytes > EXTERNAL_DATA_ABOVE ? 0 : Long.MAX_VALUE);
+            for (String f : HF_SIDECARS) {
+                if (Files.isRegularFile(source.resolve(f))) {
+                    Files.copy(source.resolve(f), tmp.resolve(f));
+                }
+            }
+            if (!Files.isRegularFile(tmp.resolve("tokenizer.json"))) {
+                throw new CheckpointException(CheckpointException.Reason.INCOMPATIBLE, source + " has no tokenizer.json");
+            }
+            if (adapter != null) {
+                adapter.save(tmp, dtype);
+            } else {
+                var tensors = new LinkedHashMap<String, ai.openalice.rl.model.hf.SafeTensors.Tensor>();
+                config.tensors().forEach((name, shape) -> tensors.put(name, ai.openalice.rl.model.hf.SafeTensors.Tensor.of(dtype, shape, weights.get(name))));
+                ai.openalice.rl.model.hf.SafeTensors.write(tmp.resolve(ai.openalice.rl.model.hf.HfWeights.SINGLE), tensors, Map.of("format", "pt"));
+            }
+            if (!optimizer.isEmpty()) {
+                writeArrays(tmp.resolve(OPTIMIZER), optimizer, optimizerStep);
+            }
+            var files = new TreeMap<String, Manifest.FileEntry>();
+            try (var list = Files.list(tmp)) {
+                for (Path f : list.toList()) {
+                    files.put(f.getFileName().toString(), new Manifest.FileEntry(sha256(f), Files.size(f)));
+                }
+            }
+            var manifest = new Manifest(Manifest.FORMAT, "hf-" + config.modelType(), null, Manifest.HF_TOKENIZER, policyVersion, step, Instant.now(),
+                    files, config);
+            JSON.writeValue(tmp.resolve(Manifest.FILE_NAME).toFile(), manifest);
+            Files.move(tmp, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            return manifest;
+        } catch (IOException e) {
+            throw new CheckpointException(CheckpointException.Reason.IO, "cannot write checkpoint " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The tokenizer a checkpoint names: the built-in byte tokenizer, or its own tokenizer.json. */
+    public static ai.openalice.rl.model.tokenizer.Tokenizer tokenizer(Path dir, Manifest m) {
+        if ("byte-v1".equals(m.tokenizer())) {
+            return new ai.openalice.rl.model.tokenizer.ByteTokenizer();
+        }
+        if (Manifest.HF_TOKENIZER.equals(m.tokenizer())) {
+            try {
+                return ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer.load(dir.resolve("tokenizer.json"));
+            } catch (IOException | RuntimeException e) {
+                throw new CheckpointException(CheckpointException.Reason.CORRUPT, dir + "/tokenizer.json cannot be loaded: " + e.getMessage(), e);
+            }
+        }
+        throw new CheckpointException(CheckpointException.Reason.INCOMPATIBLE, "tokenizer " + m.tokenizer() + " is not supported (byte-v1 and "
+                + Manifest.HF_TOKENIZER + " are)");
     }
 
     /** Reads the manifest and checks that every file it names is present with its sha256. */

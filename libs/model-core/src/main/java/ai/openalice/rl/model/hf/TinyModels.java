@@ -50,12 +50,34 @@ public final class TinyModels {
         return out;
     }
 
+    /**
+     * A word-level tokenizer.json of {@code vocab} ids: {@code [UNK]} 0, words {@code w1} … {@code w(V−2)}
+     * split on whitespace, and the special {@code <|endoftext|>} as the last id.
+     */
+    public static ObjectNode tokenizer(int vocab) {
+        ObjectNode t = JSON.createObjectNode();
+        t.put("version", "1.0").putNull("truncation").putNull("padding");
+        t.putArray("added_tokens").addObject().put("id", vocab - 1).put("content", "<|endoftext|>").put("single_word", false).put("lstrip", false)
+                .put("rstrip", false).put("normalized", false).put("special", true);
+        t.putNull("normalizer");
+        t.putObject("pre_tokenizer").put("type", "Whitespace");
+        t.putNull("post_processor");
+        t.putNull("decoder");
+        ObjectNode model = t.putObject("model").put("type", "WordLevel").put("unk_token", "[UNK]");
+        ObjectNode words = model.putObject("vocab");
+        words.put("[UNK]", 0);
+        for (int i = 1; i < vocab - 1; i++) {
+            words.put("w" + i, i);
+        }
+        return t;
+    }
+
     /** Writes a model folder; {@code shards} > 1 splits the tensors over that many files with an index. */
     public static Path write(Path dir, ObjectNode config, Map<String, float[]> weights, DType dtype, int shards) throws IOException {
         Files.createDirectories(dir);
         JSON.writeValue(dir.resolve("config.json").toFile(), config);
-        Files.writeString(dir.resolve("tokenizer.json"), "{\"version\":\"1.0\",\"model\":{\"type\":\"WordLevel\",\"vocab\":{},\"unk_token\":\"?\"}}");
         HfConfig c = HfConfig.of(config, "test config");
+        JSON.writeValue(dir.resolve("tokenizer.json").toFile(), tokenizer(c.vocabSize()));
         var tensors = new LinkedHashMap<String, SafeTensors.Tensor>();
         weights.forEach((name, w) -> tensors.put(name, SafeTensors.Tensor.of(dtype, c.tensors().getOrDefault(name, new long[] {w.length}), w)));
         if (shards <= 1) {

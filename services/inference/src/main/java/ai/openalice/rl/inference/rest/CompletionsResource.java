@@ -125,7 +125,7 @@ public class CompletionsResource {
                     throw new IllegalArgumentException("prompt[" + i + "] must be a token id, got " + p.get(i));
                 }
                 ids[i] = p.get(i).asInt();
-                int vocab = model == null ? Integer.MAX_VALUE : model.manifest().config().vocabSize();
+                int vocab = model == null ? Integer.MAX_VALUE : model.manifest().vocabSize();
                 if (ids[i] < 0 || ids[i] >= vocab) {
                     throw new IllegalArgumentException("prompt[" + i + "] = " + ids[i] + " is outside the vocabulary (0.." + (vocab - 1) + ")");
                 }

@@ -78,7 +78,7 @@ public class BatchScheduler {
 
     /** Queues a generation on {@code model} (already acquired); the future ends with its completion. Empty when the queue is full. */
     public java.util.Optional<CompletableFuture<Completion>> submit(CompletionRequest request, LoadedModel model) {
-        var gen = new Generation(request, model.tokenizer(), model.manifest().config().contextLength());
+        var gen = new Generation(request, model.tokenizer(), model.manifest().contextLength());
         var job = new Job(gen, model, request.prompt(), new CompletableFuture<>());
         return waiting.offer(job) ? java.util.Optional.of(job.result()) : java.util.Optional.empty();
     }

@@ -68,6 +68,13 @@ public final class LoadedModel {
         if (!closed && refs.get() == 0) {
             closed = true;
             decoder.close();
+            if (tokenizer instanceof AutoCloseable native_) { // a HuggingFace tokenizer holds native memory
+                try {
+                    native_.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException("closing the tokenizer of v" + version + ": " + e.getMessage(), e);
+                }
+            }
         }
     }
 

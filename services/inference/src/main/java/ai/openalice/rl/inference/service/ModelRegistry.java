@@ -4,7 +4,6 @@ import ai.openalice.rl.inference.config.InferenceConfig;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.checkpoint.CheckpointException;
 import ai.openalice.rl.model.checkpoint.Manifest;
-import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.policy.CompletionRequest;
 import ai.openalice.rl.policy.Generation;
 import ai.openalice.rl.policy.KvSequence;
@@ -73,9 +72,6 @@ public class ModelRegistry {
                     throw new CheckpointException(CheckpointException.Reason.CORRUPT, "model.onnx has sha256 " + actual + ", the event says " + onnxSha256);
                 }
             }
-            if (!"byte-v1".equals(m.tokenizer())) {
-                throw new CheckpointException(CheckpointException.Reason.INCOMPATIBLE, "tokenizer " + m.tokenizer() + " is not supported");
-            }
         } catch (CheckpointException | IOException e) {
             metrics.counter("inference_checkpoints_refused_total").increment();
             LOG.warnf("checkpoint %s refused: %s; still serving v%s", dir, e.getMessage(), current() == null ? "-" : current().version());
@@ -86,11 +82,12 @@ public class ModelRegistry {
         }
         LoadedModel model;
         try {
-            var decoder = new OrtDecoder(dir.resolve(Checkpoint.ONNX), m.config(), config.threads(), config.device() == InferenceConfig.Device.CUDA,
+            var tokenizer = Checkpoint.tokenizer(dir, m);
+            var decoder = new OrtDecoder(dir.resolve(Checkpoint.ONNX), m.cache(), config.threads(), config.device() == InferenceConfig.Device.CUDA,
                     (long) config.prefixCacheMb() << 20);
-            model = new LoadedModel(m.policyVersion(), decoder, new ByteTokenizer(), m);
+            model = new LoadedModel(m.policyVersion(), decoder, tokenizer, m);
             warm(model);
-        } catch (PolicyException e) {
+        } catch (PolicyException | CheckpointException e) {
             metrics.counter("inference_checkpoints_refused_total").increment();
             LOG.warnf("checkpoint %s failed to load: %s", dir, e.getMessage());
             return new LoadOutcome.Refused(e.getMessage());
@@ -107,7 +104,7 @@ public class ModelRegistry {
     /** A short greedy generation: the first request on a new version does not pay for its warm-up. */
     private static void warm(LoadedModel model) {
         var gen = new Generation(CompletionRequest.greedy(model.tokenizer().encode("warm up"), 4), model.tokenizer(),
-                model.manifest().config().contextLength());
+                model.manifest().contextLength());
         var seq = new KvSequence[1];
         int next = gen.accept(model.decoder().prefill(model.tokenizer().encode("warm up"), seq));
         while (next >= 0) {
