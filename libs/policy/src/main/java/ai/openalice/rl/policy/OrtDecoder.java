@@ -92,6 +92,12 @@ public final class OrtDecoder implements AutoCloseable {
         return logits[0][tokens.length - 1];
     }
 
+    /** The logits after every position of {@code tokens}, in one pass with no cache kept: [n][vocab]. */
+    public float[][] logitsOfEveryPosition(int[] tokens) {
+        var seq = new KvSequence(config.layers(), config.kvHeads());
+        return run(List.of(seq), new long[][] {toLong(tokens)}, new long[][] {range(0, tokens.length)}, new long[][] {ones(tokens.length)}, 0)[0];
+    }
+
     /**
      * Keeps a finished generation's cache for later prompts that start with {@code prompt} and
      * {@code generated}; {@code seq}'s cache must be in Java arrays (after {@link Batch#release}).
