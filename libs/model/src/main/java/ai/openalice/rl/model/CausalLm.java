@@ -24,6 +24,13 @@ public interface CausalLm extends AutoCloseable {
     /** The longest sequence the model takes. */
     int contextLength();
 
+    /**
+     * Writes the model as a checkpoint into {@code dir} with the optimizer's state; {@code tokenizer}
+     * names the built-in model's tokenizer (a HuggingFace model carries its own).
+     */
+    ai.openalice.rl.model.checkpoint.Manifest save(java.nio.file.Path dir, String tokenizer, long policyVersion, long step,
+            Map<String, float[]> optimizer, long optimizerStep);
+
     /** The trainable parameters' values, by name (copies). */
     Map<String, float[]> snapshot();
 

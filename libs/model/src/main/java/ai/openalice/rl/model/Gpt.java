@@ -203,6 +203,12 @@ public final class Gpt implements CausalLm {
         return m.create(mask, new Shape(t, t));
     }
 
+    @Override
+    public ai.openalice.rl.model.checkpoint.Manifest save(java.nio.file.Path dir, String tokenizer, long policyVersion, long step,
+            Map<String, float[]> optimizer, long optimizerStep) {
+        return ai.openalice.rl.model.checkpoint.Checkpoint.save(dir, config, tokenizer, policyVersion, step, snapshot(), optimizer, optimizerStep);
+    }
+
     /** Parameter values as float arrays, by name (copies). */
     @Override
     public Map<String, float[]> snapshot() {

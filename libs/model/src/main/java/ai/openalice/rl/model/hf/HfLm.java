@@ -31,6 +31,8 @@ public final class HfLm implements CausalLm {
     private final Map<String, NDArray> trainable = new LinkedHashMap<>();
     private final LoraConfig lora;
     private final double[] inv;
+    private java.nio.file.Path source;
+    private DType dtype = DType.F32;
 
     private HfLm(HfConfig config, LoraConfig lora) {
         this.config = config;
@@ -78,6 +80,28 @@ public final class HfLm implements CausalLm {
             }
             weights.put(e.getKey(), p);
         }
+    }
+
+    /**
+     * The folder the model came from (its config and tokenizer files go into every checkpoint) and
+     * the dtype checkpoints write the weights in.
+     */
+    public HfLm from(java.nio.file.Path folder, DType weights) {
+        this.source = folder;
+        this.dtype = weights;
+        return this;
+    }
+
+    @Override
+    public ai.openalice.rl.model.checkpoint.Manifest save(java.nio.file.Path dir, String tokenizer, long policyVersion, long step,
+            Map<String, float[]> optimizer, long optimizerStep) {
+        if (source == null) {
+            throw new IllegalStateException("the model's source folder is not known (HfLm.from): its config and tokenizer files go into the checkpoint");
+        }
+        Map<String, float[]> base = baseWeights();
+        LoraAdapter a = adapter();
+        return ai.openalice.rl.model.checkpoint.Checkpoint.saveHf(dir, config, source, a == null ? base : a.merge(base), a, dtype, policyVersion,
+                step, optimizer, optimizerStep);
     }
 
     public HfConfig config() {

@@ -23,7 +23,7 @@ import java.util.Map;
  * of a micro-batch lives in a scope closed after it (an {@code NDScope}: the model's ops attach
  * their results to the weights' manager otherwise): memory stays flat over weeks.
  */
-public final class Learner<M extends CausalLm> implements AutoCloseable {
+public final class Learner<M extends CausalLm> implements PolicyLearner {
     private final M gpt;
     private final AdamW optimizer;
     private final Settings settings;
@@ -54,7 +54,18 @@ public final class Learner<M extends CausalLm> implements AutoCloseable {
         return optimizer;
     }
 
+    @Override
+    public int contextLength() {
+        return gpt.contextLength();
+    }
+
+    @Override
+    public ai.openalice.rl.model.checkpoint.Manifest checkpoint(java.nio.file.Path dir, String tokenizer, long policyVersion, long step) {
+        return gpt.save(dir, tokenizer, policyVersion, step, optimizer.export(), optimizer.step());
+    }
+
     /** A GRPO++ step: clip-high PPO on the advantages, truncated importance sampling against the rollout log-probs. */
+    @Override
     public StepStats rl(SequenceBatch b) {
         return step(b, false, 0);
     }
@@ -71,6 +82,7 @@ public final class Learner<M extends CausalLm> implements AutoCloseable {
      * language modelling it never had (the code it reads, the copies it must make); the reported
      * loss stays the completion tokens' NLL.
      */
+    @Override
     public StepStats sft(SequenceBatch b, double contextWeight) {
         if (!(contextWeight >= 0)) {
             throw new IllegalArgumentException("context weight must be >= 0, got " + contextWeight);

@@ -4,10 +4,9 @@ import ai.openalice.rl.events.ArtifactRef;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
-import ai.openalice.rl.model.Gpt;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.checkpoint.Manifest;
-import ai.openalice.rl.model.learner.Learner;
+import ai.openalice.rl.model.learner.PolicyLearner;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -58,7 +57,7 @@ final class CheckpointWriter {
         this.retention = retention;
     }
 
-    CheckpointPublished write(Learner<Gpt> learner, long policyVersion, long step, Map<String, Double> metrics, List<TrainerStore.Pending> pending,
+    CheckpointPublished write(PolicyLearner learner, long policyVersion, long step, Map<String, Double> metrics, List<TrainerStore.Pending> pending,
             CheckpointPublished.Terms terms) {
         Path dir = root.resolve("v" + policyVersion);
         try {
@@ -66,8 +65,7 @@ final class CheckpointWriter {
             if (Files.exists(dir)) {
                 deleteTree(dir); // not in the registry (we only get here for a new version): an orphan of a crash
             }
-            Manifest m = Checkpoint.save(dir, learner.model().config(), tokenizer, policyVersion, step, learner.parameters(),
-                    learner.optimizer().export(), learner.optimizer().step());
+            Manifest m = learner.checkpoint(dir, tokenizer, policyVersion, step);
             var onnx = ref(dir, Checkpoint.ONNX, m);
             var event = new CheckpointPublished(policyVersion, step, onnx, manifestRef(dir), ref(dir, Checkpoint.OPTIMIZER, m), metrics, terms);
             var env = Envelope.of(event);

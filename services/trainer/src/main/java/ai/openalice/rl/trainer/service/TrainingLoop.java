@@ -17,6 +17,7 @@ import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.model.train.AdamW;
 import ai.openalice.rl.trainer.config.TrainerConfig;
 import ai.openalice.rl.model.learner.Learner;
+import ai.openalice.rl.model.learner.PolicyLearner;
 import ai.openalice.rl.model.learner.LrSchedule;
 import ai.openalice.rl.model.learner.SequenceBatch;
 import ai.openalice.rl.trainer.repository.TrainerStore;
@@ -51,7 +52,7 @@ public final class TrainingLoop implements Runnable {
     private final TrainerMeters meters;
     private final Aggregation aggregation;
     private volatile boolean running = true;
-    private Learner<Gpt> learner;
+    private PolicyLearner learner;
     private volatile long step;
     private volatile long policyVersion;
 
@@ -125,7 +126,7 @@ public final class TrainingLoop implements Runnable {
     CheckpointPublished.Terms terms() {
         boolean sft = config.mode() == TrainerConfig.Mode.SFT;
         return new CheckpointPublished.Terms(sft ? null : config.loss().temperature(), config.loss().compactFilter(), config.maxStaleness(),
-                config.batchGroups() * config.checkpointEvery(), learner.model().config().contextLength());
+                config.batchGroups() * config.checkpointEvery(), learner.contextLength());
     }
 
     public long step() {
@@ -192,8 +193,8 @@ public final class TrainingLoop implements Runnable {
         }
         long waitMs = (System.nanoTime() - waitStart) / 1_000_000;
         long t0 = System.nanoTime();
-        var built = SequenceBatch.of(batch.samples(), learner.model().config().contextLength(), aggregation,
-                config.loss().maxLength() > 0 ? config.loss().maxLength() : learner.model().config().contextLength(),
+        var built = SequenceBatch.of(batch.samples(), learner.contextLength(), aggregation,
+                config.loss().maxLength() > 0 ? config.loss().maxLength() : learner.contextLength(),
                 sft && !config.sftImitateFailedCalls());
         if (!built.rejected().isEmpty()) {
             var counts = new java.util.EnumMap<SequenceBatch.Why, Long>(SequenceBatch.Why.class);
