@@ -25,6 +25,7 @@ public final class Bench {
             case "rubric" -> RubricBench.run(args);
             case "dispatcher" -> DispatcherBench.run(args);
             case "trainer" -> TrainerBench.run(args);
+            case "hf-model" -> HfModelBench.run(args);
             case "loop" -> LoopBench.run(args);
             default -> {
                 System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, rubric, dispatcher, trainer, loop");

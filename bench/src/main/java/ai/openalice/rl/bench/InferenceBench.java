@@ -45,7 +45,7 @@ final class InferenceBench {
         System.out.printf("%nmodel: %,d parameters, context %d; %d tokens per stream, greedy, 1 ORT thread%n",
                 CONFIG.parameterCount(), CONFIG.contextLength(), TOKENS);
 
-        double bare = best(3, () -> bareLoop(dir.resolve(Checkpoint.ONNX), prompt));
+        double bare = best(3, () -> bareLoop(dir.resolve(Checkpoint.ONNX), ai.openalice.rl.model.onnx.CacheLayout.of(CONFIG), prompt, TOKENS));
         double policy;
         try (var p = new OrtPolicy(dir)) {
             var req = new CompletionRequest(prompt, TOKENS, 0, 1, 0L, List.of(), null);
@@ -63,7 +63,7 @@ final class InferenceBench {
         try (var dec = new OrtDecoder(dir.resolve(Checkpoint.ONNX), m.config(), 1)) {
             double one = 0;
             for (int streams : new int[] {1, 4, 16}) {
-                double tps = best(3, () -> batched(dec, prompt, streams));
+                double tps = best(3, () -> batched(dec, prompt, streams, TOKENS));
                 if (streams == 1) {
                     one = tps;
                 }
@@ -156,11 +156,11 @@ final class InferenceBench {
         return out;
     }
 
-    private interface Measure {
+    interface Measure {
         double run() throws Exception;
     }
 
-    private static double best(int n, Measure m) throws Exception {
+    static double best(int n, Measure m) throws Exception {
         double best = 0;
         for (int i = 0; i < n; i++) {
             best = Math.max(best, m.run());
@@ -169,7 +169,7 @@ final class InferenceBench {
     }
 
     /** Sequences decoded together, every step one batch; returns aggregate tokens/s. */
-    private static double batched(OrtDecoder dec, int[] prompt, int streams) {
+    static double batched(OrtDecoder dec, int[] prompt, int streams, int tokens) {
         var seqs = new ArrayList<KvSequence>();
         int[] next = new int[streams];
         for (int i = 0; i < streams; i++) {
@@ -179,26 +179,26 @@ final class InferenceBench {
         }
         long start = System.nanoTime();
         try (var batch = dec.batch(seqs)) {
-            for (int t = 0; t < TOKENS; t++) {
+            for (int t = 0; t < tokens; t++) {
                 float[][] logits = batch.step(next);
                 for (int i = 0; i < streams; i++) {
                     next[i] = Sampler.argmax(logits[i]);
                 }
             }
         }
-        return (double) streams * TOKENS / ((System.nanoTime() - start) / 1e9);
+        return (double) streams * tokens / ((System.nanoTime() - start) / 1e9);
     }
 
     /** The least a decode loop can do on ORT: present tensors go back as the next past, untouched. */
-    private static double bareLoop(Path onnx, int[] prompt) throws Exception {
+    static double bareLoop(Path onnx, ai.openalice.rl.model.onnx.CacheLayout layout, int[] prompt, int tokens) throws Exception {
         var env = OrtEnvironment.getEnvironment();
         var opts = new OrtSession.SessionOptions();
         opts.setIntraOpNumThreads(1);
         opts.setInterOpNumThreads(1);
         try (var session = env.createSession(onnx.toString(), opts)) {
             Map<String, OnnxTensor> past = new HashMap<>();
-            long[] kv = {1, CONFIG.heads(), 0, CONFIG.headSize()};
-            for (int l = 0; l < CONFIG.layers(); l++) {
+            long[] kv = {1, layout.kvHeads(), 0, layout.headDim()};
+            for (int l = 0; l < layout.layers(); l++) {
                 past.put("past_key_" + l, OnnxTensor.createTensor(env, FloatBuffer.allocate(0), kv));
                 past.put("past_value_" + l, OnnxTensor.createTensor(env, FloatBuffer.allocate(0), kv));
             }
@@ -210,7 +210,7 @@ final class InferenceBench {
             OrtSession.Result held = null;
             int length = 0;
             long start = 0;
-            for (int t = 0; t <= TOKENS; t++) {
+            for (int t = 0; t <= tokens; t++) {
                 if (t == 1) {
                     start = System.nanoTime();
                 }
@@ -233,14 +233,14 @@ final class InferenceBench {
                 float[][][] logits = (float[][][]) r.get("logits").orElseThrow().getValue();
                 length += ids.length;
                 int next = Sampler.argmax(logits[0][logits[0].length - 1]);
-                for (int l = 0; l < CONFIG.layers(); l++) {
+                for (int l = 0; l < layout.layers(); l++) {
                     past.put("past_key_" + l, (OnnxTensor) r.get("present_key_" + l).orElseThrow());
                     past.put("past_value_" + l, (OnnxTensor) r.get("present_value_" + l).orElseThrow());
                 }
                 ids = new long[] {next};
                 pos = new long[] {length};
             }
-            double tps = TOKENS / ((System.nanoTime() - start) / 1e9);
+            double tps = tokens / ((System.nanoTime() - start) / 1e9);
             held.close();
             return tps;
         }

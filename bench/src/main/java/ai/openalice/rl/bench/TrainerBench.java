@@ -94,7 +94,7 @@ final class TrainerBench {
     }
 
     /** The least a learner does: the same micro-batches, log-likelihood of the masked targets, backward, AdamW. */
-    private static void bare(Gpt gpt, AdamW opt, SequenceBatch b, int micro) {
+    static void bare(ai.openalice.rl.model.CausalLm gpt, AdamW opt, SequenceBatch b, int micro) {
         ai.djl.pytorch.jni.JniUtils.setGradMode(false);
         for (int r0 = 0; r0 < b.rows(); r0 += micro) {
             try (NDScope scope = new NDScope(); var sub = gpt.manager().newSubManager()) {
