@@ -28,7 +28,6 @@ public final class HfOnnxExport {
         var g = new OnnxGraph("alice_hf_" + c.modelType());
         int kv = c.kvHeads();
         int hd = c.headDim();
-        int group = c.heads() / kv;
         g.input("input_ids", OnnxGraph.INT64, "batch", "seq");
         g.input("position_ids", OnnxGraph.INT64, "batch", "seq");
         g.input("attention_mask", OnnxGraph.INT64, "batch", "total");
@@ -49,34 +48,8 @@ public final class HfOnnxExport {
         String h = g.op("Gather", List.of("model.embed_tokens.weight", "input_ids"), new Attribute.Int("axis", 0));
         for (int l = 0; l < c.layers(); l++) {
             String p = "model.layers." + l + ".";
-            String x = rmsNorm(g, h, p + "input_layernorm.weight", k.eps);
-            String q = linear(g, x, p + "self_attn.q_proj", c.qkvBias());
-            String key = linear(g, x, p + "self_attn.k_proj", c.qkvBias());
-            String v = linear(g, x, p + "self_attn.v_proj", c.qkvBias());
-            q = g.op("Reshape", List.of(q, g.longs("c_q_shape", 0, 0, c.heads(), hd)));
-            key = g.op("Reshape", List.of(key, k.kvShape));
-            v = g.op("Reshape", List.of(v, k.kvShape));
-            if (c.qkNorm()) {
-                q = rmsNorm(g, q, p + "self_attn.q_norm.weight", k.eps);
-                key = rmsNorm(g, key, p + "self_attn.k_norm.weight", k.eps);
-            }
-            q = rotate(g, heads(g, q), rope, k);
-            key = rotate(g, heads(g, key), rope, k);
-            String kAll = "present_key_" + l;
-            String vAll = "present_value_" + l;
-            g.opTo("Concat", List.of("past_key_" + l, key), List.of(kAll), new Attribute.Int("axis", 2));
-            g.opTo("Concat", List.of("past_value_" + l, heads(g, v)), List.of(vAll), new Attribute.Int("axis", 2));
-            // [B, H, S, hd] → [B, kv, group, S, hd] against [B, kv, 1, T, hd]: head i reads KV head i / group
-            String q5 = g.op("Reshape", List.of(q, g.longs("c_q5_shape", 0, kv, group, -1, hd)));
-            String k5 = g.op("Unsqueeze", List.of(kAll, k.axis2));
-            String v5 = g.op("Unsqueeze", List.of(vAll, k.axis2));
-            String scores = g.op("Add", List.of(g.op("Mul", List.of(g.op("MatMul", List.of(q5,
-                    g.op("Transpose", List.of(k5), new Attribute.Ints("perm", new long[] {0, 1, 2, 4, 3})))), k.scale)), bias));
-            String att = g.op("Softmax", List.of(scores), new Attribute.Int("axis", -1));
-            String y = g.op("Reshape", List.of(g.op("MatMul", List.of(att, v5)), g.longs("c_heads_shape", 0, c.heads(), -1, hd)));
-            y = g.op("Reshape", List.of(g.op("Transpose", List.of(y), new Attribute.Ints("perm", new long[] {0, 2, 1, 3})), k.mergeShape));
-            h = g.op("Add", List.of(h, linear(g, y, p + "self_attn.o_proj", c.oBias())));
-            x = rmsNorm(g, h, p + "post_attention_layernorm.weight", k.eps);
+            h = g.op("Add", List.of(h, attention(k, l, rmsNorm(g, h, p + "input_layernorm.weight", k.eps), bias, rope)));
+            String x = rmsNorm(g, h, p + "post_attention_layernorm.weight", k.eps);
             String gate = linear(g, x, p + "mlp.gate_proj", false);
             String silu = g.op("Mul", List.of(gate, g.op("Sigmoid", List.of(gate))));
             h = g.op("Add", List.of(h, linear(g, g.op("Mul", List.of(silu, linear(g, x, p + "mlp.up_proj", false))), p + "mlp.down_proj", false)));
@@ -91,6 +64,42 @@ public final class HfOnnxExport {
             g.output("present_value_" + l, OnnxGraph.FLOAT, "batch", (long) kv, "total", (long) hd);
         }
         return g;
+    }
+
+    /**
+     * Layer {@code l}'s attention over its normalised input {@code x}: q, k, v (with Qwen2's bias,
+     * Qwen3's q/k norm), RoPE, the cache extended to present_key_l / present_value_l, and grouped
+     * query heads reading their KV head by broadcasting.
+     */
+    private static String attention(Consts k, int l, String x, String bias, String[] rope) {
+        OnnxGraph g = k.g;
+        HfConfig c = k.c;
+        int kv = c.kvHeads();
+        int hd = c.headDim();
+        String p = "model.layers." + l + ".";
+        String q = g.op("Reshape", List.of(linear(g, x, p + "self_attn.q_proj", c.qkvBias()), g.longs("c_q_shape", 0, 0, c.heads(), hd)));
+        String key = g.op("Reshape", List.of(linear(g, x, p + "self_attn.k_proj", c.qkvBias()), k.kvShape));
+        String v = g.op("Reshape", List.of(linear(g, x, p + "self_attn.v_proj", c.qkvBias()), k.kvShape));
+        if (c.qkNorm()) {
+            q = rmsNorm(g, q, p + "self_attn.q_norm.weight", k.eps);
+            key = rmsNorm(g, key, p + "self_attn.k_norm.weight", k.eps);
+        }
+        q = rotate(g, heads(g, q), rope, k);
+        key = rotate(g, heads(g, key), rope, k);
+        String kAll = "present_key_" + l;
+        String vAll = "present_value_" + l;
+        g.opTo("Concat", List.of("past_key_" + l, key), List.of(kAll), new Attribute.Int("axis", 2));
+        g.opTo("Concat", List.of("past_value_" + l, heads(g, v)), List.of(vAll), new Attribute.Int("axis", 2));
+        // [B, H, S, hd] → [B, kv, group, S, hd] against [B, kv, 1, T, hd]: head i reads KV head i / group
+        String q5 = g.op("Reshape", List.of(q, g.longs("c_q5_shape", 0, kv, c.heads() / kv, -1, hd)));
+        String k5 = g.op("Unsqueeze", List.of(kAll, k.axis2));
+        String v5 = g.op("Unsqueeze", List.of(vAll, k.axis2));
+        String scores = g.op("Add", List.of(g.op("Mul", List.of(g.op("MatMul", List.of(q5,
+                g.op("Transpose", List.of(k5), new Attribute.Ints("perm", new long[] {0, 1, 2, 4, 3})))), k.scale)), bias));
+        String att = g.op("Softmax", List.of(scores), new Attribute.Int("axis", -1));
+        String y = g.op("Reshape", List.of(g.op("MatMul", List.of(att, v5)), g.longs("c_heads_shape", 0, c.heads(), -1, hd)));
+        y = g.op("Reshape", List.of(g.op("Transpose", List.of(y), new Attribute.Ints("perm", new long[] {0, 2, 1, 3})), k.mergeShape));
+        return linear(g, y, p + "self_attn.o_proj", c.oBias());
     }
 
     /** The graph's shared constants and the sub-graphs every layer uses once computed. */
