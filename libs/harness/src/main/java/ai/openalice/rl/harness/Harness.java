@@ -156,8 +156,9 @@ public final class Harness {
         var flaky = new ArrayList<String>();
         var listed = new ArrayList<String>(task.failToPass());
         listed.addAll(task.passToPass());
+        List<TestIds> reports = runs.stream().map(TestIds::new).toList();
         for (String id : listed) {
-            List<TestStatus> seen = runs.stream().map(r -> r.getOrDefault(id, TestStatus.MISSING)).toList();
+            List<TestStatus> seen = reports.stream().map(r -> r.outcome(id)).toList();
             long passes = seen.stream().filter(x -> x == TestStatus.PASSED).count();
             if (passes > 0 && passes < seen.size()) {
                 flaky.add(id);
