@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code alice-rl tasks ...}: work with task files. */
 @Command(name = "tasks", description = "Work with task files (JSONL, SWE-bench compatible).",
-        subcommands = {TasksCommand.Validate.class, TasksCommand.Generate.class})
+        subcommands = {TasksCommand.Validate.class, TasksCommand.Generate.class, ImportCommand.class})
 final class TasksCommand {
 
     /** Exit codes of {@code tasks validate}. */

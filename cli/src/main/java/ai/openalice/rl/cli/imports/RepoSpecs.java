@@ -1,0 +1,93 @@
+package ai.openalice.rl.cli.imports;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * The repository spec table ({@code repo-specs.json} in the command line, or a file given with
+ * {@code --specs}): how a repository's tests run when a dataset row does not say — per repository
+ * and version, else the repository's default, else the row's language's default.
+ */
+public final class RepoSpecs {
+    private final JsonNode table;
+
+    private RepoSpecs(JsonNode table) {
+        this.table = table;
+    }
+
+    public static RepoSpecs bundled() throws IOException {
+        try (InputStream in = RepoSpecs.class.getResourceAsStream("/repo-specs.json")) {
+            return new RepoSpecs(DatasetFile.JSON.readTree(in));
+        }
+    }
+
+    public static RepoSpecs read(Path file) throws IOException {
+        return new RepoSpecs(DatasetFile.JSON.readTree(file.toFile()));
+    }
+
+    /** What runs a task's tests: the command (placeholders filled) and its report. */
+    public record Resolved(String testCommand, JsonNode testReport, String from) {}
+
+    /** The spec for {@code repo} at {@code version} (or the {@code language}'s default), filled for the listed tests; empty when none applies. */
+    public Optional<Resolved> resolve(String repo, String version, String language, List<String> tests) {
+        JsonNode r = table.path("repos").path(repo == null ? "" : repo);
+        JsonNode spec = version != null && r.path("versions").has(version) ? merged(r.path("default"), r.path("versions").path(version)) : r.path("default");
+        String from = "repos." + repo + (version != null && r.path("versions").has(version) ? ".versions." + version : ".default");
+        if (spec.isMissingNode() || spec.isEmpty()) {
+            spec = table.path("languages").path(language == null ? "" : language.toLowerCase());
+            from = "languages." + language;
+        }
+        if (spec.isMissingNode() || spec.isEmpty()) {
+            return Optional.empty();
+        }
+        JsonNode build = table.path("builds").path(spec.path("build").asText(""));
+        String command = spec.has("test_command") ? spec.get("test_command").asText() : build.path("test_command").asText(null);
+        JsonNode report = spec.has("test_report") ? spec.get("test_report") : build.get("test_report");
+        if (command == null || report == null) {
+            throw new IllegalArgumentException("the spec " + from + " names no test command or report (build '" + spec.path("build").asText() + "')");
+        }
+        var pre = new StringBuilder();
+        spec.path("pre_test").forEach(c -> pre.append(c.asText()).append(" && "));
+        return Optional.of(new Resolved(pre + fill(command, tests), report, from));
+    }
+
+    private static JsonNode merged(JsonNode base, JsonNode over) {
+        ObjectNode out = base.isObject() ? ((ObjectNode) base).deepCopy() : DatasetFile.JSON.createObjectNode();
+        over.properties().forEach(e -> out.set(e.getKey(), e.getValue()));
+        return out;
+    }
+
+    /** {@code {test_classes}}: the tests' classes; {@code {tests}}: the ids, quoted; {@code {gradle_tests}}: --tests per class. */
+    static String fill(String template, List<String> tests) {
+        var classes = new LinkedHashSet<String>();
+        for (String t : tests) {
+            classes.add(testClass(t));
+        }
+        return template.replace("{test_classes}", String.join(",", classes))
+                .replace("{gradle_tests}", classes.stream().map(c -> "--tests " + c).collect(Collectors.joining(" ")))
+                .replace("{tests}", tests.stream().map(RepoSpecs::quote).collect(Collectors.joining(" ")));
+    }
+
+    /** The class of a JUnit test id, however spelled: {@code pkg.Class#m}, {@code pkg.Class.m}, {@code Class::m}; parameters dropped. */
+    static String testClass(String id) {
+        String t = id.contains("[") ? id.substring(0, id.indexOf('[')) : id;
+        t = t.contains("(") ? t.substring(0, t.indexOf('(')) : t;
+        int hash = Math.max(t.lastIndexOf('#'), t.lastIndexOf("::"));
+        if (hash > 0) {
+            return t.substring(0, hash);
+        }
+        int dot = t.lastIndexOf('.');
+        return dot > 0 ? t.substring(0, dot) : t;
+    }
+
+    private static String quote(String s) {
+        return "'" + s.replace("'", "'\\''") + "'";
+    }
+}

@@ -1,0 +1,100 @@
+package ai.openalice.rl.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.openalice.rl.events.task.TaskReader;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code tasks import}: rows in the shapes the datasets ship (SWE-bench's JSON-string test lists,
+ * SWE-PolyBench's CSV with Python list literals, Parquet) become valid tasks with a test command
+ * from the spec table; rows that cannot be mapped are reported with row, field and reason, and the
+ * rest is imported.
+ */
+class ImportCommandTest {
+    static final ObjectMapper M = new ObjectMapper();
+    static final String PATCH = "diff --git a/src/A.java b/src/A.java\n--- a/src/A.java\n+++ b/src/A.java\n@@ -1 +1 @@\n-class A {}\n+class A { }\n";
+
+    @TempDir
+    Path dir;
+
+    private record Run(int exit, String out, String err) {}
+
+    private static Run run(String... args) {
+        var out = new StringWriter();
+        var err = new StringWriter();
+        int exit = new CommandLine(new AliceRl()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    static String sweBenchRow(String id, String repo, String f2p) throws Exception {
+        var row = M.createObjectNode().put("instance_id", id).put("repo", repo).put("base_commit", "0123456789abcdef0123456789abcdef01234567")
+                .put("problem_statement", "Parsing an empty enum body fails.").put("patch", PATCH).put("test_patch", "")
+                .put("FAIL_TO_PASS", f2p).put("PASS_TO_PASS", "[]").put("version", "3.25").put("created_at", "2023-05-01T00:00:00Z");
+        return M.writeValueAsString(row);
+    }
+
+    @Test
+    void sweBenchRowsBecomeTasksAndBadRowsAreNamed() throws Exception {
+        Path in = dir.resolve("multilingual.jsonl");
+        Files.write(in, List.of(
+                sweBenchRow("javaparser__javaparser-4001", "javaparser/javaparser",
+                        "[\"com.github.javaparser.ast.body.EnumTest#emptyBody\", \"com.github.javaparser.ParserTest#parsesEnums\"]"),
+                sweBenchRow("acme__unknown-1", "acme/unknown", "[\"x.YTest#a\"]"),
+                "{not json",
+                sweBenchRow("javaparser__javaparser-4002", "javaparser/javaparser", "[\"unterminated")));
+        Path out = dir.resolve("tasks.jsonl");
+        var r = run("tasks", "import", "--from", "swe-bench-multilingual", in.toString(), "--out", out.toString());
+        assertEquals(TasksCommand.SOME_REJECTED, r.exit(), r.err());
+        assertTrue(r.out().contains(in + ":2: test_command: the row has none, and the repository spec table has no entry for repo 'acme/unknown'"), r.out());
+        assertTrue(r.out().contains(in + ":3: $: not JSON"), r.out());
+        assertTrue(r.out().contains(in + ":4: FAIL_TO_PASS: "), r.out());
+        assertTrue(r.out().contains("1 imported, 3 rejected"), r.out());
+        JsonNode task = M.readTree(Files.readAllLines(out).getFirst());
+        assertEquals("mvn -B -q test -DfailIfNoTests=false -Dsurefire.failIfNoSpecifiedTests=false"
+                + " -Dtest=com.github.javaparser.ast.body.EnumTest,com.github.javaparser.ParserTest", task.get("test_command").asText());
+        assertEquals("junit-xml", task.get("test_report").get("format").asText());
+        assertEquals(2, task.get("FAIL_TO_PASS").size(), "the JSON string became an array");
+        assertEquals("3.25", task.get("version").asText(), "the row's fields are kept");
+        assertTrue(TaskReader.read(out).getFirst() instanceof TaskReader.Line.Valid, "a valid task");
+    }
+
+    @Test
+    void polyBenchCsvAndParquetAreRead() throws Exception {
+        Path csv = dir.resolve("polybench.csv");
+        String patch = PATCH.replace("\"", "\"\"");
+        Files.writeString(csv, "instance_id,repo,base_commit,problem_statement,patch,test_patch,F2P,P2P,language\n"
+                + "acme__widgets-7,acme/widgets,0123456789abcdef0123456789abcdef01234567,\"Widgets\nbreak, on commas\",\"" + patch + "\",,"
+                + "\"['WidgetTest.rendersEmpty', \"\"WidgetTest.keeps'quote\"\"]\",\"['OtherTest.stillWorks']\",Java\n");
+        Path out = dir.resolve("poly.jsonl");
+        var r = run("tasks", "import", "--from", "swe-polybench", csv.toString(), "--out", out.toString());
+        assertEquals(0, r.exit(), r.out() + r.err());
+        JsonNode task = M.readTree(Files.readAllLines(out).getFirst());
+        assertEquals(List.of("WidgetTest.rendersEmpty", "WidgetTest.keeps'quote"), M.convertValue(task.get("FAIL_TO_PASS"), List.class));
+        assertEquals("OtherTest.stillWorks", task.get("PASS_TO_PASS").get(0).asText());
+        assertTrue(task.get("test_command").asText().endsWith("-Dtest=WidgetTest,OtherTest"), task.toString());
+        assertEquals("Widgets\nbreak, on commas", task.get("problem_statement").asText(), "a quoted multi-line CSV field");
+        assertEquals("languages.Java", task.get("spec").asText());
+
+        // the same rows as HuggingFace serves them, in Parquet (written here by DuckDB from the JSONL)
+        Path parquet = dir.resolve("poly.parquet");
+        try (var db = DriverManager.getConnection("jdbc:duckdb:"); var st = db.createStatement()) {
+            st.execute("COPY (SELECT * FROM read_csv('" + csv + "', header = true, all_varchar = true)) TO '" + parquet + "' (FORMAT parquet)");
+        }
+        Path out2 = dir.resolve("poly2.jsonl");
+        var p = run("tasks", "import", "--from", "swe-polybench", parquet.toString(), "--out", out2.toString());
+        assertEquals(0, p.exit(), p.out() + p.err());
+        assertEquals(Files.readAllLines(out), Files.readAllLines(out2), "Parquet and CSV give the same tasks");
+    }
+}
