@@ -179,6 +179,16 @@ final class VerifyCommand implements Callable<Integer> {
         return s == null ? "" : s;
     }
 
+    /** The last {@code chars} characters of the test output, from a line start where there is one. */
+    static String tail(String log, int chars) {
+        if (log == null || log.length() <= chars) {
+            return log;
+        }
+        String t = log.substring(log.length() - chars);
+        int nl = t.indexOf('\n');
+        return nl >= 0 && nl < t.length() - 1 ? t.substring(nl + 1) : t;
+    }
+
     static String toJson(Verdict v) throws IOException {
         var m = new LinkedHashMap<String, Object>();
         m.put("instance_id", v.instanceId());
@@ -191,6 +201,9 @@ final class VerifyCommand implements Callable<Integer> {
         m.put("runs", v.runs());
         m.put("duration_ms", v.durationMs());
         m.put("reason", v.reason());
+        m.put("cause", v.cause() == null ? null : v.cause().wire());
+        m.put("exit_code", v.exitCode());
+        m.put("log_tail", tail(v.log(), 2000));
         return new ObjectMapper().disable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(m);
     }
 }

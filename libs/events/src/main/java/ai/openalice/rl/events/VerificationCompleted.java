@@ -19,7 +19,20 @@ public record VerificationCompleted(
         long durationMs,
         ArtifactRef log,
         String error,
-        Episode episode) implements RolloutEvent {
+        Episode episode,
+        @Added("verdicts explain themselves") Explanation explanation) implements RolloutEvent {
+
+    /** A verdict without an explanation (the tests judged the patch, or an event written before explanations). */
+    public VerificationCompleted(RolloutRef ref, VerificationStatus status, boolean resolved, Map<String, TestStatus> failToPass,
+            Map<String, TestStatus> passToPass, List<String> flaky, long durationMs, ArtifactRef log, String error, Episode episode) {
+        this(ref, status, resolved, failToPass, passToPass, flaky, durationMs, log, error, episode, null);
+    }
+
+    /**
+     * Why the tests did not judge the patch ({@code cause}: environment, patch_failed, timeout, infra;
+     * null when they did), the first test run's exit status, and the end of its output.
+     */
+    public record Explanation(String cause, Integer exitCode, String logTail) {}
 
     public VerificationCompleted {
         Objects.requireNonNull(ref, "ref");

@@ -51,7 +51,7 @@ public final class Harness {
             if (patch != null && !patch.isBlank()) {
                 String failure = apply(s, patch, true);
                 if (failure != null) {
-                    return verdict(task, VerificationStatus.PATCH_FAILED, Map.of(), List.of(), 0, start, failure, "");
+                    return verdict(task, VerificationStatus.PATCH_FAILED, Map.of(), List.of(), 0, start, failure, "", null, Verdict.Cause.PATCH);
                 }
             }
             var reset = new LinkedHashSet<String>();
@@ -68,7 +68,7 @@ public final class Harness {
             TestRun first = TestRun.execute(s, task);
             if (first.timedOut()) {
                 return verdict(task, VerificationStatus.TIMED_OUT, first.results(), List.of(first.results()), 1, start,
-                        "the test command ran past " + task.limits().testTimeoutS() + " s", first.tail(8000));
+                        "the test command ran past " + task.limits().testTimeoutS() + " s", first.tail(8000), first.exitCode(), Verdict.Cause.TIMEOUT);
             }
             if (first.results().isEmpty() && (first.exitCode() >= 128 || first.exitCode() == 126 || first.exitCode() == 127)) {
                 return infra(task, start, "the test command " + (first.exitCode() >= 128 ? "was killed by signal " + (first.exitCode() - 128)
@@ -84,8 +84,13 @@ public final class Harness {
             }
             Combined c = combine(task, runs);
             boolean resolved = allPassed(c.results());
+            // no test reported at all and the command failed: the tests never ran (a compile failure, a missing toolchain), so the
+            // verdict says so rather than look like a patch that failed them
+            boolean nothingRan = first.results().isEmpty() && first.exitCode() != 0;
+            String why = nothingRan ? "the test command exited " + first.exitCode() + " before any test reported (the environment: a compile"
+                    + " failure, a missing toolchain or dependency?): " + lastLine(first.output()) : null;
             return verdict(task, resolved ? VerificationStatus.RESOLVED : VerificationStatus.UNRESOLVED, c.results(), runs, runs.size(),
-                    start, null, first.tail(8000), c.flaky());
+                    start, why, first.tail(8000), c.flaky(), first.exitCode(), nothingRan ? Verdict.Cause.ENVIRONMENT : null);
         } catch (SandboxException e) {
             return infra(task, start, e.getMessage());
         } catch (IllegalArgumentException e) {
@@ -179,12 +184,13 @@ public final class Harness {
     }
 
     private Verdict verdict(Task task, VerificationStatus status, Map<String, TestStatus> results, List<Map<String, TestStatus>> runs, int n,
-            long start, String reason, String log) {
-        return verdict(task, status, combine(task, runs.isEmpty() ? List.of(results) : runs).results(), runs, n, start, reason, log, List.of());
+            long start, String reason, String log, Integer exitCode, Verdict.Cause cause) {
+        return verdict(task, status, combine(task, runs.isEmpty() ? List.of(results) : runs).results(), runs, n, start, reason, log, List.of(),
+                exitCode, cause);
     }
 
     private Verdict verdict(Task task, VerificationStatus status, Map<String, TestStatus> combined, List<Map<String, TestStatus>> runs, int n,
-            long start, String reason, String log, List<String> flaky) {
+            long start, String reason, String log, List<String> flaky, Integer exitCode, Verdict.Cause cause) {
         var f2p = new LinkedHashMap<String, TestStatus>();
         var p2p = new LinkedHashMap<String, TestStatus>();
         for (String id : task.failToPass()) {
@@ -194,11 +200,11 @@ public final class Harness {
             p2p.put(id, combined.getOrDefault(id, TestStatus.MISSING));
         }
         return new Verdict(task.instanceId(), status, f2p, p2p, flaky, options.flakyRule(), n, (System.nanoTime() - start) / 1_000_000,
-                reason, log);
+                reason, log, exitCode, cause);
     }
 
     private Verdict infra(Task task, long start, String reason) {
-        return verdict(task, VerificationStatus.INFRA_ERROR, Map.of(), List.of(), 0, start, reason, "", List.of());
+        return verdict(task, VerificationStatus.INFRA_ERROR, Map.of(), List.of(), 0, start, reason, "", List.of(), null, Verdict.Cause.INFRA);
     }
 
     private static String lastLine(String s) {

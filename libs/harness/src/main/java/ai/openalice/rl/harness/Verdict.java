@@ -8,11 +8,32 @@ import java.util.Map;
 /**
  * The verifier's verdict on one patch. {@code resolved} iff every FAIL_TO_PASS and PASS_TO_PASS
  * test passed; {@code reason} says why the status is {@code patch_failed}, {@code timed_out} or
- * {@code infra_error}.
+ * {@code infra_error}, or why no test reported; {@code cause} classifies a verdict where the tests
+ * did not speak for the patch (null when they did); {@code exitCode} is the first test run's (null
+ * when none ran); {@code log} the end of its output.
  */
 public record Verdict(
         String instanceId, VerificationStatus status, Map<String, TestStatus> failToPass, Map<String, TestStatus> passToPass,
-        List<String> flaky, FlakyRule flakyRule, int runs, long durationMs, String reason, String log) {
+        List<String> flaky, FlakyRule flakyRule, int runs, long durationMs, String reason, String log, Integer exitCode, Cause cause) {
+
+    /**
+     * Why the tests did not judge the patch: the environment (the test command failed before any
+     * test reported: a compile failure, a missing toolchain or dependency), the patch (it did not
+     * apply), a timeout, or the infrastructure.
+     */
+    public enum Cause {
+        ENVIRONMENT("environment"), PATCH("patch_failed"), TIMEOUT("timeout"), INFRA("infra");
+
+        private final String wire;
+
+        Cause(String wire) {
+            this.wire = wire;
+        }
+
+        public String wire() {
+            return wire;
+        }
+    }
 
     public Verdict {
         // In the task's order: verdicts are read by people and diffed by scripts.

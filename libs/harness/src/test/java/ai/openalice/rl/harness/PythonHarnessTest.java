@@ -167,4 +167,26 @@ class PythonHarnessTest {
         assertEquals(VerificationStatus.TIMED_OUT, v.status());
         assertFalse(v.resolved());
     }
+
+    /** A test command that fails before any test runs is the environment's failure, said so — not a patch whose tests failed. */
+    @Test
+    void aBrokenEnvironmentIsNamedNotMistakenForABadPatch() throws Exception {
+        var node = (com.fasterxml.jackson.databind.node.ObjectNode) new ObjectMapper().readTree(new ObjectMapper().writeValueAsString(
+                java.util.Map.of("instance_id", "fixture__calc-env", "problem_statement", "add(2, 3) returns -1",
+                        "workspace", Map.of("type", "git", "path", repo.dir.toString(), "commit", repo.base), "test_patch", testPatch,
+                        "test_command", "python3 -c 'import calc.no_such_module' && python3 -m unittest -v", "test_report", Map.of("format", "unittest"),
+                        "FAIL_TO_PASS", List.of("test_add_positive (tests.test_add.AddTest)"), "limits", Map.of("test_timeout_s", 60))));
+        var broken = ((TaskParser.Result.Valid) new TaskParser(Path.of("/")).parse(node)).task();
+        Verdict v = harness.verify(broken, repo.patch(Map.of("calc/ops.py", OPS_FIXED)));
+        assertEquals(VerificationStatus.UNRESOLVED, v.status());
+        assertEquals(Verdict.Cause.ENVIRONMENT, v.cause());
+        assertEquals(1, v.exitCode());
+        assertTrue(v.reason().contains("before any test reported") && v.reason().contains("ModuleNotFoundError"), v.reason());
+        assertTrue(v.log().contains("No module named 'calc.no_such_module'"), v.log());
+
+        Verdict failing = verify("unittest", null); // the empty patch: the tests ran and failed — the patch's fault
+        assertEquals(VerificationStatus.UNRESOLVED, failing.status());
+        assertEquals(null, failing.cause());
+        assertEquals(1, failing.exitCode());
+    }
 }

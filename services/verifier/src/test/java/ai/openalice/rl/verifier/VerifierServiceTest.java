@@ -177,9 +177,14 @@ class VerifierServiceTest {
         var e = verdictsFor(empty, Duration.ofSeconds(60), 1, false);
         assertEquals(VerificationStatus.UNRESOLVED, e.getFirst().status());
         assertFalse(e.getFirst().resolved());
+        // the tests ran and failed: the patch's fault, with the run's exit status and output
+        assertEquals(null, e.getFirst().explanation().cause());
+        assertTrue(e.getFirst().explanation().exitCode() != 0, "the test command failed");
+        assertTrue(e.getFirst().explanation().logTail().contains("FAIL"), e.getFirst().explanation().logTail());
         var i = verdictsFor(infra, Duration.ofSeconds(60), 1, false);
         assertEquals(VerificationStatus.INFRA_ERROR, i.getFirst().status());
         assertTrue(i.getFirst().error().contains("sandbox: pod vanished"), i.getFirst().error());
+        assertEquals("infra", i.getFirst().explanation().cause());
     }
 
     /**

@@ -133,12 +133,14 @@ public class VerificationService {
 
     private Verdict infra(RolloutCompleted e, String reason) {
         return new Verdict(e.taskId(), VerificationStatus.INFRA_ERROR, Map.of(), Map.of(), List.of(), config.flakyRule(), 0, 0,
-                reason, "");
+                reason, "", null, Verdict.Cause.INFRA);
     }
 
     /** The verdict with the rollout's header and the episode it judged, as rubric-prm needs them. */
     static VerificationCompleted toEvent(RolloutCompleted e, Verdict v) {
+        String tail = v.log() == null || v.log().length() <= 4000 ? v.log() : v.log().substring(v.log().length() - 4000);
+        var why = new VerificationCompleted.Explanation(v.cause() == null ? null : v.cause().wire(), v.exitCode(), tail);
         return new VerificationCompleted(e.ref(), v.status(), v.resolved(), v.failToPass(), v.passToPass(), v.flaky(), v.durationMs(), null, v.reason(),
-                VerificationCompleted.Episode.of(e));
+                VerificationCompleted.Episode.of(e), why);
     }
 }
