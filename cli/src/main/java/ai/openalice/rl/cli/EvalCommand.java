@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -22,7 +23,8 @@ import picocli.CommandLine.Spec;
  * dispatcher ({@code POST /evals}), waited for and printed as a table (or {@code --json}).
  */
 @Command(name = "eval", mixinStandardHelpOptions = true,
-        description = "Run K rollouts per task at a fixed checkpoint and report pass@1, pass@k and best-of-K (PRM, execution, hybrid)."
+        description = "Run K rollouts per task at a fixed checkpoint and report pass@1, pass@k and best-of-K (PRM, execution, hybrid);"
+                + " or, with --predictions, verify SWE-bench predictions locally and write SWE-bench's run report."
                 + " Exit 0 when the run finished, 1 when tasks were rejected, 2 on a bad file or answer, 3 when the dispatcher cannot be reached"
                 + " or the run did not finish in time.")
 final class EvalCommand implements Callable<Integer> {
@@ -35,8 +37,22 @@ final class EvalCommand implements Callable<Integer> {
     @Option(names = "--k", defaultValue = "16", description = "Rollouts per task (default 16).")
     int k;
 
-    @Option(names = "--checkpoint", required = true, paramLabel = "vN", description = "The policy version to evaluate (vN or N).")
+    @Option(names = "--checkpoint", paramLabel = "vN", description = "The policy version to evaluate (vN or N); or --predictions.")
     String checkpoint;
+
+    @Option(names = "--predictions", paramLabel = "FILE",
+            description = "SWE-bench predictions (instance_id, model_name_or_path, model_patch; JSONL or a JSON list), verified here in local"
+                    + " sandboxes; the report is SWE-bench's (written to --report).")
+    Path predictions;
+
+    @Option(names = "--report", paramLabel = "FILE", description = "Where --predictions writes its report (default: <model>.<run-id>.json).")
+    Path reportFile;
+
+    @Option(names = "--run-id", defaultValue = "alice-rl", description = "The run id of a --predictions report (default: ${DEFAULT-VALUE}).")
+    String runId;
+
+    @picocli.CommandLine.Mixin
+    LocalVerifier verifier;
 
     @Option(names = "--alpha", defaultValue = "0.5", description = "Weight of the execution score in the hybrid selector (default 0.5).")
     double alpha;
@@ -54,6 +70,13 @@ final class EvalCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (predictions != null) {
+            return predictions(out, err);
+        }
+        if (checkpoint == null) {
+            err.println("name what to evaluate: --checkpoint vN (rollouts through the dispatcher) or --predictions FILE (SWE-bench predictions)");
+            return 2;
+        }
         long version;
         try {
             version = Long.parseLong(checkpoint.startsWith("v") ? checkpoint.substring(1) : checkpoint);
@@ -103,6 +126,40 @@ final class EvalCommand implements Callable<Integer> {
         out.println(json ? report.toPrettyString() : table(report));
         out.flush();
         return report.path("state").asText().equals("done") ? 0 : 3;
+    }
+
+    private int predictions(PrintWriter out, PrintWriter err) throws Exception {
+        Map<String, PredictionsEval.Prediction> preds;
+        var list = new java.util.ArrayList<ai.openalice.rl.events.task.Task>();
+        try {
+            preds = PredictionsEval.read(predictions);
+            for (TaskReader.Line line : TaskReader.read(tasks)) {
+                switch (line) {
+                    case TaskReader.Line.Valid v -> list.add(v.task());
+                    case TaskReader.Line.Invalid inv -> {
+                        inv.errors().forEach(e -> out.printf("%s:%d: %s%n", tasks, inv.number(), e));
+                        out.flush();
+                        return 1;
+                    }
+                }
+            }
+        } catch (IllegalArgumentException | java.io.IOException | UncheckedIOException e) {
+            err.println(e.getMessage());
+            return 2;
+        }
+        var report = verifier.run(harness -> PredictionsEval.report(list, preds, (task, patch) -> {
+            err.printf("verifying %s%n", task.instanceId());
+            err.flush();
+            return harness.verify(task, patch);
+        }));
+        String model = preds.isEmpty() ? "none" : preds.values().iterator().next().model().replace("/", "__");
+        Path file = reportFile != null ? reportFile : Path.of(model + "." + runId + ".json");
+        java.nio.file.Files.writeString(file, report.toPrettyString());
+        out.printf("%d instances: %d resolved, %d unresolved, %d empty patches, %d errors, %d incomplete -> %s%n", report.get("total_instances").asInt(),
+                report.get("resolved_instances").asInt(), report.get("unresolved_instances").asInt(), report.get("empty_patch_instances").asInt(),
+                report.get("error_instances").asInt(), report.get("incomplete_ids").size(), file);
+        out.flush();
+        return 0;
     }
 
     static String table(JsonNode report) {

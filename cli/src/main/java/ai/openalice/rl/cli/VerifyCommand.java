@@ -4,13 +4,8 @@ import ai.openalice.rl.events.VerificationStatus;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskParser;
 import ai.openalice.rl.events.task.TaskReader;
-import ai.openalice.rl.harness.FlakyRule;
-import ai.openalice.rl.harness.Harness;
 import ai.openalice.rl.harness.Verdict;
-import ai.openalice.rl.harness.VerifierOptions;
 import ai.openalice.rl.sandbox.SandboxException;
-import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
-import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -61,24 +56,8 @@ final class VerifyCommand implements Callable<Integer> {
         boolean empty;
     }
 
-    @Option(names = "--mirrors", paramLabel = "DIR", description = "Git mirrors (<owner>__<name>) for tasks without a workspace.")
-    Path mirrors;
-
-    @Option(names = "--maven-repo", paramLabel = "DIR",
-            description = "A local Maven repository mounted read-only for offline Java builds (readable by sandbox users).")
-    Path mavenRepo;
-
-    @Option(names = "--maven-home", paramLabel = "DIR", description = "A Maven 3.9+ installation used inside the sandbox.")
-    Path mavenHome;
-
-    @Option(names = "--reruns", defaultValue = "0", description = "Extra runs when a listed test fails (flaky detection).")
-    int reruns;
-
-    @Option(names = "--flaky-rule", defaultValue = "strict", description = "strict | majority | any")
-    String flakyRule;
-
-    @Option(names = "--sandbox-root", paramLabel = "DIR", description = "Where sandboxes live (default: the system temp dir).")
-    Path sandboxRoot;
+    @picocli.CommandLine.Mixin
+    LocalVerifier verifier;
 
     @Override
     public Integer call() throws IOException {
@@ -86,9 +65,8 @@ final class VerifyCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         Task task;
         String candidate;
-        FlakyRule rule;
         try {
-            rule = FlakyRule.of(flakyRule);
+            verifier.options(); // an unknown flaky rule is bad input
             task = readTask(err);
             if (task == null) {
                 return BAD_INPUT;
@@ -102,11 +80,9 @@ final class VerifyCommand implements Callable<Integer> {
             err.println(e.getMessage());
             return BAD_INPUT;
         }
-        var options = VerifierOptions.defaults().withReruns(reruns, rule).withMaven(mavenRepo, mavenHome).withMirrors(mirrors);
-        var config = sandboxRoot == null ? LocalSandboxConfig.defaults() : LocalSandboxConfig.defaults().withRoot(sandboxRoot);
         Verdict v;
-        try (var sandboxes = new LocalSandboxProvider(config)) {
-            v = new Harness(sandboxes, options).verify(task, candidate);
+        try {
+            v = verifier.run(harness -> harness.verify(task, candidate));
         } catch (SandboxException e) {
             err.println("infrastructure error: " + e.getMessage());
             return INFRA_ERROR;
