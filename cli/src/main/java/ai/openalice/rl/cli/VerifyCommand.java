@@ -179,6 +179,7 @@ final class VerifyCommand implements Callable<Integer> {
         m.put("reason", v.reason());
         m.put("cause", v.cause() == null ? null : v.cause().wire());
         m.put("exit_code", v.exitCode());
+        m.put("toolchain", v.toolchain());
         m.put("log_tail", tail(v.log(), 2000));
         return new ObjectMapper().disable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(m);
     }

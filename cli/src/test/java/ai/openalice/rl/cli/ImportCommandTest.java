@@ -71,6 +71,26 @@ class ImportCommandTest {
     }
 
     @Test
+    void aSpecTableOfOnesOwnNamesTheToolchain() throws Exception {
+        Path specs = dir.resolve("specs.json");
+        Files.writeString(specs, "{\"builds\": {\"maven\": {\"test_command\": \"mvn test -Dtest={test_classes}\", \"test_report\":"
+                + " {\"format\": \"junit-xml\", \"path\": \"**/TEST-*.xml\"}}},"
+                + " \"repos\": {\"acme/old\": {\"default\": {\"build\": \"maven\"}, \"versions\": {\"1.0\": {\"toolchain\": {\"java\": \"8\"}}}}}}");
+        Path in = dir.resolve("old.jsonl");
+        var row = (com.fasterxml.jackson.databind.node.ObjectNode) M.readTree(sweBenchRow("acme__old-1", "acme/old", "[\"a.BTest#c\"]"));
+        Files.write(in, List.of(M.writeValueAsString(row.put("version", "1.0")), M.writeValueAsString(row.put("instance_id", "acme__old-2")
+                .put("version", "2.0"))));
+        Path out = dir.resolve("old-tasks.jsonl");
+        var r = run("tasks", "import", "--from", "swe-bench", in.toString(), "--out", out.toString(), "--specs", specs.toString());
+        assertEquals(0, r.exit(), r.out() + r.err());
+        var lines = Files.readAllLines(out);
+        assertEquals("8", M.readTree(lines.get(0)).get("toolchain").get("java").asText(), "version 1.0 needs java 8");
+        assertEquals("repos.acme/old.versions.1.0", M.readTree(lines.get(0)).get("spec").asText());
+        assertTrue(M.readTree(lines.get(1)).get("toolchain") == null, "the repository default names none");
+        assertEquals("mvn test -Dtest=a.BTest", M.readTree(lines.get(1)).get("test_command").asText());
+    }
+
+    @Test
     void polyBenchCsvAndParquetAreRead() throws Exception {
         Path csv = dir.resolve("polybench.csv");
         String patch = PATCH.replace("\"", "\"\"");

@@ -82,6 +82,6 @@ class PredictionsEvalTest {
     static ai.openalice.rl.harness.Verdict verdict(String id, ai.openalice.rl.events.VerificationStatus status, String reason,
             ai.openalice.rl.harness.Verdict.Cause cause) {
         return new ai.openalice.rl.harness.Verdict(id, status, java.util.Map.of(), java.util.Map.of(), List.of(), ai.openalice.rl.harness.FlakyRule.STRICT,
-                1, 10, reason, "", 1, cause);
+                1, 10, reason, "", 1, cause, null);
     }
 }

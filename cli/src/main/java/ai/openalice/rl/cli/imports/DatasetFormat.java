@@ -66,6 +66,9 @@ public enum DatasetFormat {
             if (!row.has("test_report")) {
                 task.set("test_report", spec.testReport());
             }
+            if (!row.has("toolchain") && spec.toolchain() != null) {
+                task.set("toolchain", spec.toolchain());
+            }
             task.put("spec", spec.from());
         }
         return task;

@@ -32,8 +32,8 @@ public final class RepoSpecs {
         return new RepoSpecs(DatasetFile.JSON.readTree(file.toFile()));
     }
 
-    /** What runs a task's tests: the command (placeholders filled) and its report. */
-    public record Resolved(String testCommand, JsonNode testReport, String from) {}
+    /** What runs a task's tests: the command (placeholders filled), its report, the toolchain it needs (null: any). */
+    public record Resolved(String testCommand, JsonNode testReport, String from, JsonNode toolchain) {}
 
     /** The spec for {@code repo} at {@code version} (or the {@code language}'s default), filled for the listed tests; empty when none applies. */
     public Optional<Resolved> resolve(String repo, String version, String language, List<String> tests) {
@@ -55,7 +55,7 @@ public final class RepoSpecs {
         }
         var pre = new StringBuilder();
         spec.path("pre_test").forEach(c -> pre.append(c.asText()).append(" && "));
-        return Optional.of(new Resolved(pre + fill(command, tests), report, from));
+        return Optional.of(new Resolved(pre + fill(command, tests), report, from, spec.get("toolchain")));
     }
 
     private static JsonNode merged(JsonNode base, JsonNode over) {

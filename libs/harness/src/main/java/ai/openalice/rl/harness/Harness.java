@@ -40,8 +40,29 @@ public final class Harness {
     }
 
     public Verdict verify(Task task, String patch) {
+        try {
+            return verifyWith(task, patch);
+        } finally {
+            toolchain.remove();
+        }
+    }
+
+    private Verdict verifyWith(Task task, String patch) {
         long start = System.nanoTime();
-        try (Sandbox s = sandboxes.create(spec(task))) {
+        Toolchains.Choice jdk = null;
+        if (task.javaVersion().isPresent()) {
+            int asked = task.javaVersion().getAsInt();
+            var host = Toolchains.scan(options.jvmRoot());
+            var choice = host.java(asked);
+            if (choice.isEmpty()) {
+                return verdict(task, VerificationStatus.INFRA_ERROR, Map.of(), List.of(), 0, start, "the task needs java " + asked + "; this host has "
+                        + host.jdks().stream().map(j -> "java " + j.major()).toList() + " under " + options.jvmRoot() + ", none that new",
+                        "", null, Verdict.Cause.ENVIRONMENT);
+            }
+            jdk = choice.get();
+        }
+        toolchain.set(jdk);
+        try (Sandbox s = sandboxes.create(spec(task, jdk))) {
             ExecResult head = s.exec("git rev-parse HEAD", STEP);
             if (!head.ok()) {
                 return infra(task, start, "the task's workspace has no base commit: " + head.stderr().strip());
@@ -98,12 +119,19 @@ public final class Harness {
         }
     }
 
-    private SandboxSpec spec(Task task) {
+    /** The JDK of the verification in progress on this thread (for its verdict). */
+    private final ThreadLocal<Toolchains.Choice> toolchain = new ThreadLocal<>();
+
+    private SandboxSpec spec(Task task, Toolchains.Choice jdk) {
         var env = new HashMap<String, String>();
         var mounts = new ArrayList<SandboxSpec.ReadOnlyMount>();
-        String javaHome = System.getProperty("java.home");
+        String javaHome = jdk != null ? jdk.jdk().home().toString() : System.getProperty("java.home");
         if (javaHome != null && javaHome.startsWith("/usr/")) {
             env.put("JAVA_HOME", javaHome);
+        }
+        String path = (jdk != null ? jdk.jdk().home() + "/bin:" : "") + "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+        if (jdk != null) {
+            env.put("PATH", path);
         }
         // JVMs size their reservations by the host's memory, which the sandbox's address-space
         // limit would refuse; every JVM in the sandbox (Maven, Surefire's fork) picks these up.
@@ -116,7 +144,7 @@ public final class Harness {
         }
         if (options.mavenHome() != null) {
             mounts.add(new SandboxSpec.ReadOnlyMount(options.mavenHome(), "/opt/maven"));
-            env.put("PATH", "/opt/maven/bin:" + "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+            env.put("PATH", "/opt/maven/bin:" + path);
         }
         return SandboxSpec.of(WorkspaceSource.of(task.workspace(), options.mirrors())).withLimits(options.limits()).withEnv(env)
                 .withMounts(mounts).withLabels(Map.of("task", task.instanceId(), "purpose", "verify"));
@@ -199,8 +227,9 @@ public final class Harness {
         for (String id : task.passToPass()) {
             p2p.put(id, combined.getOrDefault(id, TestStatus.MISSING));
         }
+        Toolchains.Choice jdk = toolchain.get();
         return new Verdict(task.instanceId(), status, f2p, p2p, flaky, options.flakyRule(), n, (System.nanoTime() - start) / 1_000_000,
-                reason, log, exitCode, cause);
+                reason, log, exitCode, cause, jdk == null ? null : jdk.describe());
     }
 
     private Verdict infra(Task task, long start, String reason) {

@@ -10,11 +10,13 @@ import java.util.Map;
  * test passed; {@code reason} says why the status is {@code patch_failed}, {@code timed_out} or
  * {@code infra_error}, or why no test reported; {@code cause} classifies a verdict where the tests
  * did not speak for the patch (null when they did); {@code exitCode} is the first test run's (null
- * when none ran); {@code log} the end of its output.
+ * when none ran); {@code log} the end of its output; {@code toolchain} the JDK the task asked for and
+ * got (null when it named none: the host's).
  */
 public record Verdict(
         String instanceId, VerificationStatus status, Map<String, TestStatus> failToPass, Map<String, TestStatus> passToPass,
-        List<String> flaky, FlakyRule flakyRule, int runs, long durationMs, String reason, String log, Integer exitCode, Cause cause) {
+        List<String> flaky, FlakyRule flakyRule, int runs, long durationMs, String reason, String log, Integer exitCode, Cause cause,
+        String toolchain) {
 
     /**
      * Why the tests did not judge the patch: the environment (the test command failed before any

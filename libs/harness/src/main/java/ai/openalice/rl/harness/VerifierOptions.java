@@ -15,21 +15,30 @@ import java.nio.file.Path;
  * @param mirrors the folder of git mirrors that tasks without {@code workspace} resolve to
  * @param limits the verification sandbox's limits
  */
-public record VerifierOptions(int rerunFailures, FlakyRule flakyRule, Path mavenRepository, Path mavenHome, Path mirrors, SandboxLimits limits) {
+public record VerifierOptions(int rerunFailures, FlakyRule flakyRule, Path mavenRepository, Path mavenHome, Path mirrors, SandboxLimits limits,
+        Path jvmRoot) {
+
+    /** Where the host's JDKs are (a task's {@code toolchain.java} picks one). */
+    public static final Path HOST_JVMS = Path.of("/usr/lib/jvm");
 
     public static VerifierOptions defaults() {
-        return new VerifierOptions(0, FlakyRule.STRICT, null, null, null, SandboxLimits.defaults().withOutputBytes(4 * 1024 * 1024));
+        return new VerifierOptions(0, FlakyRule.STRICT, null, null, null, SandboxLimits.defaults().withOutputBytes(4 * 1024 * 1024), HOST_JVMS);
     }
 
     public VerifierOptions withReruns(int n, FlakyRule rule) {
-        return new VerifierOptions(n, rule, mavenRepository, mavenHome, mirrors, limits);
+        return new VerifierOptions(n, rule, mavenRepository, mavenHome, mirrors, limits, jvmRoot);
     }
 
     public VerifierOptions withMaven(Path repository, Path home) {
-        return new VerifierOptions(rerunFailures, flakyRule, repository, home, mirrors, limits);
+        return new VerifierOptions(rerunFailures, flakyRule, repository, home, mirrors, limits, jvmRoot);
     }
 
     public VerifierOptions withMirrors(Path m) {
-        return new VerifierOptions(rerunFailures, flakyRule, mavenRepository, mavenHome, m, limits);
+        return new VerifierOptions(rerunFailures, flakyRule, mavenRepository, mavenHome, m, limits, jvmRoot);
+    }
+
+    /** JDKs from another folder than the host's (tests). */
+    public VerifierOptions withJvmRoot(Path root) {
+        return new VerifierOptions(rerunFailures, flakyRule, mavenRepository, mavenHome, mirrors, limits, root);
     }
 }

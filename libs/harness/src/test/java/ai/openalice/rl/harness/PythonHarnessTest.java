@@ -189,4 +189,29 @@ class PythonHarnessTest {
         assertEquals(null, failing.cause());
         assertEquals(1, failing.exitCode());
     }
+
+    /** A task that names its JDK gets it in the sandbox (the host's nearest newer one when it lacks that version), or a clear refusal. */
+    @Test
+    void theTasksToolchainNotTheHosts() throws Exception {
+        var host = Toolchains.scan(VerifierOptions.HOST_JVMS);
+        org.junit.jupiter.api.Assumptions.assumeFalse(host.jdks().isEmpty(), "this host has no JDK under /usr/lib/jvm");
+        int lowest = host.jdks().getFirst().major();
+        var node = (com.fasterxml.jackson.databind.node.ObjectNode) new ObjectMapper().valueToTree(java.util.Map.of("instance_id", "fixture__calc-jdk",
+                "problem_statement", "add(2, 3) returns -1", "workspace", Map.of("type", "git", "path", repo.dir.toString(), "commit", repo.base),
+                "test_patch", testPatch, "test_command", "echo \"JAVA_HOME=$JAVA_HOME\"; python3 -m unittest -v", "test_report", Map.of("format", "unittest"),
+                "FAIL_TO_PASS", List.of("test_add_positive (tests.test_add.AddTest)"), "limits", Map.of("test_timeout_s", 60),
+                "toolchain", Map.of("java", String.valueOf(lowest))));
+        var task = ((TaskParser.Result.Valid) new TaskParser(Path.of("/")).parse(node)).task();
+        Verdict v = harness.verify(task, repo.patch(Map.of("calc/ops.py", OPS_FIXED)));
+        assertEquals(VerificationStatus.RESOLVED, v.status(), v.reason());
+        Path home = host.java(lowest).orElseThrow().jdk().home();
+        assertTrue(v.log().contains("JAVA_HOME=" + home), v.log());
+        assertEquals("java " + lowest + " at " + home, v.toolchain());
+
+        node.set("toolchain", new ObjectMapper().valueToTree(Map.of("java", "99")));
+        Verdict none = harness.verify(((TaskParser.Result.Valid) new TaskParser(Path.of("/")).parse(node)).task(), "");
+        assertEquals(VerificationStatus.INFRA_ERROR, none.status(), "never a reward");
+        assertEquals(Verdict.Cause.ENVIRONMENT, none.cause());
+        assertTrue(none.reason().startsWith("the task needs java 99; this host has [java " + lowest), none.reason());
+    }
 }

@@ -35,6 +35,12 @@ public record Task(
         raw = raw.deepCopy();
     }
 
+    /** The Java major version the task's tests need ({@code toolchain.java}), when it names one. */
+    public java.util.OptionalInt javaVersion() {
+        var v = raw.path("toolchain").path("java");
+        return v.isMissingNode() || v.isNull() ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(Integer.parseInt(v.asText()));
+    }
+
     /** What the agent may see of this task (revision {@code taskVersion}), outside the loop (no content hash). */
     public AgentTask agentView(int taskVersion) {
         return agentView(taskVersion, null);

@@ -75,6 +75,7 @@ public final class TaskParser {
         String hints = optionalString(obj, "hints_text", errors);
         String createdAt = scalarAsString(obj, "created_at", errors);
         WorkspaceSpec workspace = workspace(obj, repo, baseCommit, errors);
+        toolchain(obj, errors);
         String testCommand = requiredString(obj, "test_command", errors);
         TestReportSpec report = testReport(obj, errors);
         Limits limits = limits(obj, errors);
@@ -85,6 +86,25 @@ public final class TaskParser {
         }
         return new Result.Valid(new Task(id, repo, baseCommit, problem, patch, testPatch, f2p, p2p, version, envCommit, hints,
                 createdAt, workspace, testCommand, report, limits, split, obj));
+    }
+
+    /** {@code toolchain}: optional, {@code {"java": "11"}} (a major version, as a string or a number). */
+    private static void toolchain(ObjectNode obj, List<FieldError> errors) {
+        JsonNode t = obj.get("toolchain");
+        if (t == null || t.isNull()) {
+            return;
+        }
+        if (!t.isObject()) {
+            errors.add(new FieldError("toolchain", Code.WRONG_TYPE, "must be an object like {\"java\": \"11\"}, got " + kind(t)));
+            return;
+        }
+        t.properties().forEach(e -> {
+            if (!e.getKey().equals("java")) {
+                errors.add(new FieldError("toolchain." + e.getKey(), Code.UNKNOWN_TYPE, "unknown toolchain (java is known)"));
+            } else if (!e.getValue().asText().matches("[1-9][0-9]?")) {
+                errors.add(new FieldError("toolchain.java", Code.INVALID_VALUE, "must be a Java major version like 8, 11 or 17, got " + e.getValue()));
+            }
+        });
     }
 
     private static String requiredString(ObjectNode obj, String field, List<FieldError> errors) {

@@ -70,6 +70,18 @@ class TaskParserTest {
     }
 
     @Test
+    void aToolchainNamesAJavaMajorVersion() throws Exception {
+        var node = sweBench();
+        node.putObject("toolchain").put("java", 11);
+        assertEquals(11, valid(node).javaVersion().getAsInt());
+        node.putObject("toolchain").put("java", "eleven").put("python", "3.11");
+        var errors = errors(node);
+        assertEquals(FieldError.Code.INVALID_VALUE, errors.get("toolchain.java"));
+        assertEquals(FieldError.Code.UNKNOWN_TYPE, errors.get("toolchain.python"));
+        assertTrue(valid(sweBench()).javaVersion().isEmpty(), "none named: the host's");
+    }
+
+    @Test
     void relativeWorkspacePathsResolveAgainstTheTaskFilesFolder() throws Exception {
         var node = sweBench();
         node.set("workspace", json("{'type':'git','path':'../repos/calc','commit':'abc'}"));

@@ -133,7 +133,7 @@ public class VerificationService {
 
     private Verdict infra(RolloutCompleted e, String reason) {
         return new Verdict(e.taskId(), VerificationStatus.INFRA_ERROR, Map.of(), Map.of(), List.of(), config.flakyRule(), 0, 0,
-                reason, "", null, Verdict.Cause.INFRA);
+                reason, "", null, Verdict.Cause.INFRA, null);
     }
 
     /** The verdict with the rollout's header and the episode it judged, as rubric-prm needs them. */
