@@ -293,4 +293,40 @@ class VerifierServiceTest {
             return null;
         }
     }
+
+    /** A variant of the calc task with another id and test command, published as the dispatcher would. */
+    private RolloutCompleted variant(String id, String testCommand, String patch) throws Exception {
+        ObjectNode raw = task.raw().deepCopy();
+        raw.put("instance_id", id).put("test_command", testCommand);
+        String hash = TaskVersioning.contentHash(raw);
+        send(acceptedTopic, new TaskAccepted(id, 1, hash, raw));
+        var ref = new RolloutRef(id, 1, hash, UUID.randomUUID(), UUID.randomUUID(), 1, 1, 2, 0, RolloutRef.Mode.TRAIN, null,
+                new RolloutRef.Sampling(0.7, 1.0, 128, 5L));
+        return new RolloutCompleted(ref, "runner-test", Termination.SUBMITTED, null, patch, new TrajectoryRef.Inline(new Trajectory(List.of())),
+                new RolloutCompleted.Stats(0, 0, 0, 0, 0, 0));
+    }
+
+    /**
+     * Tests that never report are judged by the gold patch of the same task version, once: when it
+     * fails the same way the environment is at fault (an infrastructure error, never a reward of 0);
+     * when it runs the tests, the candidate broke the build and its verdict stands.
+     */
+    @Test
+    void anEnvironmentThatCannotRunTheTestsIsNeverAReward() throws Exception {
+        var broken = variant("example__calc-broken-env", "python3 -c 'import no_such_module' && python3 -m unittest -v", task.patch());
+        send(rolloutsTopic, broken);
+        var v = verdictsFor(broken.rolloutId(), Duration.ofSeconds(90), 1, false).getFirst();
+        assertEquals(VerificationStatus.INFRA_ERROR, v.status(), v.error());
+        assertEquals("environment", v.explanation().cause());
+        assertTrue(v.error().contains("the gold patch fails the same way"), v.error());
+
+        // the candidate's own patch breaks the import the test command needs; the gold patch does not
+        String breaking = task.patch().replace("+    return a + b", "+    return a + (b");
+        var mine = variant("example__calc-import-first", "python3 -c 'import calc.ops' && python3 -m unittest -v", breaking);
+        send(rolloutsTopic, mine);
+        var u = verdictsFor(mine.rolloutId(), Duration.ofSeconds(90), 1, false).getFirst();
+        assertEquals(VerificationStatus.UNRESOLVED, u.status(), u.error());
+        assertTrue(u.error().startsWith("the candidate's patch breaks the build or the test run"), u.error());
+        assertEquals(null, u.explanation().cause());
+    }
 }

@@ -13,6 +13,7 @@ import ai.openalice.rl.servicekit.BoundedRetry;
 import ai.openalice.rl.servicekit.Inbox;
 import ai.openalice.rl.servicekit.TaskReplica;
 import ai.openalice.rl.verifier.config.VerifierConfig;
+import ai.openalice.rl.verifier.repository.EnvironmentChecks;
 import ai.openalice.rl.verifier.repository.VerificationRepository;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -47,6 +48,9 @@ public class VerificationService {
 
     @Inject
     VerifierConfig config;
+
+    @Inject
+    EnvironmentChecks environments;
 
     @Inject
     MeterRegistry registry;
@@ -118,7 +122,37 @@ public class VerificationService {
             return infra(e, "task " + ref.taskId() + " v" + ref.taskVersion() + ": the rollout ran content " + ref.contentHash()
                     + ", this verifier holds " + task.get().contentHash() + "; not judged against other hidden tests");
         }
-        return harness.verify(task.get().task(), e.patch());
+        Verdict v = harness.verify(task.get().task(), e.patch());
+        return v.cause() == Verdict.Cause.ENVIRONMENT ? environmentOrPatch(e, task.get(), v) : v;
+    }
+
+    /**
+     * The candidate's tests never reported. Whether that is the environment's fault or the patch's,
+     * the gold patch of the same task version tells (verified once per version, kept): when it fails
+     * the same way, the environment cannot run the tests — an infrastructure error, never a reward
+     * of 0; when it runs them, the candidate broke the build or the test run — its verdict stands.
+     */
+    private Verdict environmentOrPatch(RolloutCompleted e, TaskReplica.Replicated task, Verdict v) {
+        var t = task.task();
+        if (t.patch() == null || t.patch().isBlank()) {
+            return v; // no gold patch to tell the two apart
+        }
+        var check = environments.find(t.instanceId(), e.ref().taskVersion(), task.contentHash()).orElseGet(() -> {
+            Verdict gold = harness.verify(t, t.patch());
+            var c = new EnvironmentChecks.Check(gold.cause() != Verdict.Cause.ENVIRONMENT && gold.status() != VerificationStatus.INFRA_ERROR,
+                    gold.reason());
+            environments.record(t.instanceId(), e.ref().taskVersion(), task.contentHash(), c);
+            registry.counter("verifier_environment_checks_total", "gold_ok", String.valueOf(c.goldOk())).increment();
+            return c;
+        });
+        if (check.goldOk()) {
+            return new Verdict(v.instanceId(), v.status(), v.failToPass(), v.passToPass(), v.flaky(), v.flakyRule(), v.runs(), v.durationMs(),
+                    "the candidate's patch breaks the build or the test run (the gold patch runs the tests here): " + v.reason(), v.log(),
+                    v.exitCode(), null, v.toolchain());
+        }
+        return new Verdict(v.instanceId(), VerificationStatus.INFRA_ERROR, v.failToPass(), v.passToPass(), v.flaky(), v.flakyRule(), v.runs(),
+                v.durationMs(), "the environment cannot run this task's tests — the gold patch fails the same way (" + check.reason() + "): "
+                + v.reason(), v.log(), v.exitCode(), Verdict.Cause.ENVIRONMENT, v.toolchain());
     }
 
     /**
