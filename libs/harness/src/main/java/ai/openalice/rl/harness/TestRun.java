@@ -50,6 +50,11 @@ record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, 
             case TestReportSpec.JunitXml j -> new JunitXmlParser();
             case TestReportSpec.Unittest u -> new UnittestParser();
             case TestReportSpec.Pytest p -> new PytestParser();
+            case TestReportSpec.Log l -> switch (l.parser()) {
+                case "maven" -> new ai.openalice.rl.harness.reports.MavenPerTestParser();
+                case "cargo" -> new ai.openalice.rl.harness.reports.CargoTestParser();
+                default -> throw new IllegalArgumentException("test_report.parser '" + l.parser() + "' is not a log parser");
+            };
         };
         return new TestRun(parser.parse(output, files), r.exitCode(), r.timedOut(), output);
     }

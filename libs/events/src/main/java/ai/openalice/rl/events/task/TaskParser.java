@@ -264,7 +264,7 @@ public final class TaskParser {
         }
         String format = r.path("format").isTextual() ? r.get("format").asText() : null;
         if (format == null) {
-            errors.add(new FieldError("test_report.format", Code.MISSING, "required: one of junit-xml, unittest, pytest"));
+            errors.add(new FieldError("test_report.format", Code.MISSING, "required: one of junit-xml, unittest, pytest, log"));
             return null;
         }
         return switch (format) {
@@ -279,9 +279,18 @@ public final class TaskParser {
             }
             case "unittest" -> new TestReportSpec.Unittest();
             case "pytest" -> new TestReportSpec.Pytest();
+            case "log" -> {
+                String parser = r.path("parser").asText("");
+                if (!TestReportSpec.Log.PARSERS.contains(parser)) {
+                    errors.add(new FieldError("test_report.parser", parser.isEmpty() ? Code.MISSING : Code.UNKNOWN_TYPE,
+                            (parser.isEmpty() ? "required for log" : "'" + parser + "' is not a log parser") + ": one of " + TestReportSpec.Log.PARSERS));
+                    yield null;
+                }
+                yield new TestReportSpec.Log(parser);
+            }
             default -> {
                 errors.add(new FieldError("test_report.format", Code.UNKNOWN_TYPE,
-                        "'" + format + "' is not one of junit-xml, unittest, pytest"));
+                        "'" + format + "' is not one of junit-xml, unittest, pytest, log"));
                 yield null;
             }
         };

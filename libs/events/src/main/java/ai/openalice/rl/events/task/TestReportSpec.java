@@ -11,7 +11,8 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 @JsonSubTypes({
     @JsonSubTypes.Type(value = TestReportSpec.JunitXml.class, name = "junit-xml"),
     @JsonSubTypes.Type(value = TestReportSpec.Unittest.class, name = "unittest"),
-    @JsonSubTypes.Type(value = TestReportSpec.Pytest.class, name = "pytest")
+    @JsonSubTypes.Type(value = TestReportSpec.Pytest.class, name = "pytest"),
+    @JsonSubTypes.Type(value = TestReportSpec.Log.class, name = "log")
 })
 public sealed interface TestReportSpec {
 
@@ -23,4 +24,13 @@ public sealed interface TestReportSpec {
 
     /** The output of {@code pytest -rA}. */
     record Pytest() implements TestReportSpec {}
+
+    /**
+     * The test command's output read by a named log parser, as SWE-bench defines them: {@code maven}
+     * (one Maven run per test under {@code set -x}; ids {@code pkg.Class#method}), {@code cargo}
+     * (Rust's libtest; ids {@code module::test}).
+     */
+    record Log(String parser) implements TestReportSpec {
+        public static final java.util.List<String> PARSERS = java.util.List.of("maven", "cargo");
+    }
 }

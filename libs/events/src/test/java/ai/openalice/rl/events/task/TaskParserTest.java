@@ -70,6 +70,17 @@ class TaskParserTest {
     }
 
     @Test
+    void aLogReportNamesItsParser() throws Exception {
+        var node = sweBench();
+        node.putObject("test_report").put("format", "log").put("parser", "maven");
+        assertEquals(new TestReportSpec.Log("maven"), valid(node).testReport());
+        node.putObject("test_report").put("format", "log").put("parser", "gradle");
+        assertEquals(FieldError.Code.UNKNOWN_TYPE, errors(node).get("test_report.parser"));
+        node.putObject("test_report").put("format", "log");
+        assertEquals(FieldError.Code.MISSING, errors(node).get("test_report.parser"));
+    }
+
+    @Test
     void aToolchainNamesAJavaMajorVersion() throws Exception {
         var node = sweBench();
         node.putObject("toolchain").put("java", 11);
