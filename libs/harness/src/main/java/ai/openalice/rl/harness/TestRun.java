@@ -53,6 +53,8 @@ record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, 
             case TestReportSpec.Log l -> switch (l.parser()) {
                 case "maven" -> new ai.openalice.rl.harness.reports.MavenPerTestParser();
                 case "cargo" -> new ai.openalice.rl.harness.reports.CargoTestParser();
+                case "jest" -> new ai.openalice.rl.harness.reports.JsTestParsers.Jest();
+                case "mocha" -> new ai.openalice.rl.harness.reports.JsTestParsers.Mocha();
                 default -> throw new IllegalArgumentException("test_report.parser '" + l.parser() + "' is not a log parser");
             };
         };

@@ -28,9 +28,10 @@ public sealed interface TestReportSpec {
     /**
      * The test command's output read by a named log parser, as SWE-bench defines them: {@code maven}
      * (one Maven run per test under {@code set -x}; ids {@code pkg.Class#method}), {@code cargo}
-     * (Rust's libtest; ids {@code module::test}).
+     * (Rust's libtest; ids {@code module::test}), {@code jest} ({@code --verbose}) and {@code mocha} (spec
+     * reporter; ids the tests' titles, as SWE-bench names them).
      */
     record Log(String parser) implements TestReportSpec {
-        public static final java.util.List<String> PARSERS = java.util.List.of("maven", "cargo");
+        public static final java.util.List<String> PARSERS = java.util.List.of("maven", "cargo", "jest", "mocha");
     }
 }
