@@ -115,7 +115,7 @@ final class ModelCommand {
                     float[][] logits = decoder.logitsOfEveryPosition(tokens);
                     double[] out = new double[tokens.length - 1];
                     for (int i = 0; i < out.length; i++) {
-                        out[i] = logSoftmax(logits[i])[tokens[i + 1]];
+                        out[i] = ai.openalice.rl.model.hf.ReferenceLm.logSoftmax(logits[i])[tokens[i + 1]];
                     }
                     return out;
                 }
@@ -173,22 +173,5 @@ final class ModelCommand {
     static final class SourceMixin {
         @picocli.CommandLine.ArgGroup(exclusive = false, multiplicity = "1")
         Source src;
-    }
-
-    static double[] logSoftmax(float[] logits) {
-        double max = Double.NEGATIVE_INFINITY;
-        for (float v : logits) {
-            max = Math.max(max, v);
-        }
-        double sum = 0;
-        for (float v : logits) {
-            sum += Math.exp(v - max);
-        }
-        double lse = max + Math.log(sum);
-        double[] out = new double[logits.length];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = logits[i] - lse;
-        }
-        return out;
     }
 }

@@ -193,7 +193,8 @@ public final class Gpt implements CausalLm {
         return centered.div(Scalars.add(var, GptConfig.LAYER_NORM_EPS).sqrt()).mul(params.get(name + ".gamma")).add(params.get(name + ".beta"));
     }
 
-    private static NDArray causalMask(NDManager m, int t) {
+    /** [t, t]: 0 where a position may attend (itself and earlier), −1e9 where it may not. */
+    public static NDArray causalMask(NDManager m, int t) {
         float[] mask = new float[t * t];
         for (int i = 0; i < t; i++) {
             for (int j = i + 1; j < t; j++) {

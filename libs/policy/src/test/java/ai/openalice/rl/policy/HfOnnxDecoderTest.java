@@ -24,31 +24,12 @@ class HfOnnxDecoderTest {
     Path dir;
 
     static double[] logSoftmax(float[] logits) {
-        double max = Double.NEGATIVE_INFINITY;
-        for (float v : logits) {
-            max = Math.max(max, v);
-        }
-        double sum = 0;
-        for (float v : logits) {
-            sum += Math.exp(v - max);
-        }
-        double lse = max + Math.log(sum);
-        double[] out = new double[logits.length];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = logits[i] - lse;
-        }
-        return out;
+        return ReferenceLm.logSoftmax(logits);
     }
 
     /** The reference's log-probabilities of every token after {@code seq}. */
     static double[] expected(ReferenceLm ref, int[] seq) {
-        double[][] logits = ref.logits(seq);
-        double[] last = logits[seq.length - 1];
-        float[] f = new float[last.length];
-        for (int i = 0; i < f.length; i++) {
-            f[i] = (float) last[i];
-        }
-        return logSoftmax(f);
+        return ReferenceLm.logSoftmax(ref.logits(seq)[seq.length - 1]);
     }
 
     static int[] append(int[] seq, int token) {

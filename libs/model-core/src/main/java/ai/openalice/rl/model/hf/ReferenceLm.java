@@ -180,7 +180,16 @@ public final class ReferenceLm {
         return out;
     }
 
-    static double[] logSoftmax(double[] x) {
+    /** log-softmax of float logits, in double precision. */
+    public static double[] logSoftmax(float[] logits) {
+        double[] x = new double[logits.length];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = logits[i];
+        }
+        return logSoftmax(x);
+    }
+
+    public static double[] logSoftmax(double[] x) {
         double max = Double.NEGATIVE_INFINITY;
         for (double v : x) {
             max = Math.max(max, v);

@@ -21,8 +21,6 @@ import java.util.Map;
  * Parameters are named as HuggingFace names them; LoRA's as PEFT does.
  */
 public final class HfLm implements CausalLm {
-    private static final float MASKED = -1e9f;
-
     private final HfConfig config;
     private final NDManager manager;
     private final Map<String, NDArray> weights = new LinkedHashMap<>();
@@ -158,7 +156,7 @@ public final class HfLm implements CausalLm {
         }
         NDManager m = tokens.getManager();
         NDArray[] rope = rope(m, t);
-        NDArray mask = causalMask(m, t);
+        NDArray mask = ai.openalice.rl.model.Gpt.causalMask(m, t);
         NDArray h = weights.get("model.embed_tokens.weight").get(tokens);
         for (int l = 0; l < config.layers(); l++) {
             String p = "model.layers." + l + ".";
@@ -247,16 +245,6 @@ public final class HfLm implements CausalLm {
         NDArray x2 = x.get(new NDIndex("..., " + half + ":"));
         NDArray rotated = NDArrays.concat(new NDList(x2.neg(), x1), -1);
         return x.mul(rope[0]).add(rotated.mul(rope[1]));
-    }
-
-    private static NDArray causalMask(NDManager m, int t) {
-        float[] mask = new float[t * t];
-        for (int i = 0; i < t; i++) {
-            for (int j = i + 1; j < t; j++) {
-                mask[i * t + j] = MASKED;
-            }
-        }
-        return m.create(mask, new Shape(t, t));
     }
 
     @Override

@@ -39,7 +39,8 @@ class LearnerTest {
         return new Learner<>(Gpt.initialise(C, seed), AdamW.defaults(), s);
     }
 
-    static Sample episode(Gpt gpt, Sampler sampler, double advantage, double[] rewardOut, int i) {
+    /** One play of the toy task by {@code gpt} (whose vocabulary is 16, as C's). */
+    static Sample episode(ai.openalice.rl.model.CausalLm gpt, Sampler sampler, double advantage, double[] rewardOut, int i) {
         long[] seq = {0};
         var tokens = new ArrayList<Integer>();
         var logp = new ArrayList<Double>();
@@ -59,28 +60,34 @@ class LearnerTest {
         return new Sample(UUID.randomUUID(), List.of(new Turn(0, List.of(0), tokens, logp, 0, new Action("answer", null, null), "", 0, 0)), advantage);
     }
 
+    /** 40 steps of 32 plays in 4 groups of 8 with leave-one-out advantages, through SequenceBatch and Learner.rl; the mean reward of each step. */
+    static double[] train(Learner<? extends ai.openalice.rl.model.CausalLm> learner, int context) {
+        var sampler = new Sampler(1.0, 1.0, 77);
+        double[] meanReward = new double[40];
+        for (int step = 0; step < meanReward.length; step++) {
+            var samples = new ArrayList<Sample>();
+            double[] rewards = new double[32];
+            for (int i = 0; i < 32; i++) {
+                samples.add(episode(learner.model(), sampler, 0, rewards, i));
+            }
+            meanReward[step] = Arrays.stream(rewards).average().orElse(0);
+            var withAdvantages = new ArrayList<Sample>();
+            for (int g = 0; g < 4; g++) {
+                double[] a = AdvantageEstimators.get("loo").estimate(Arrays.copyOfRange(rewards, g * 8, g * 8 + 8)).advantages();
+                for (int j = 0; j < 8; j++) {
+                    Sample s = samples.get(g * 8 + j);
+                    withAdvantages.add(new Sample(s.rolloutId(), s.turns(), a[j]));
+                }
+            }
+            learner.rl(SequenceBatch.of(withAdvantages, context, Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, TARGET.length).batch());
+        }
+        return meanReward;
+    }
+
     @Test
     void theRewardedPatternIsLearnedThroughTheServicePath() {
         try (Learner<Gpt> learner = learner(21, 32, 1)) {
-            var sampler = new Sampler(1.0, 1.0, 77);
-            double[] meanReward = new double[40];
-            for (int step = 0; step < meanReward.length; step++) {
-                var samples = new ArrayList<Sample>();
-                double[] rewards = new double[32];
-                for (int i = 0; i < 32; i++) {
-                    samples.add(episode(learner.model(), sampler, 0, rewards, i));
-                }
-                meanReward[step] = Arrays.stream(rewards).average().orElse(0);
-                var withAdvantages = new ArrayList<Sample>();
-                for (int g = 0; g < 4; g++) {
-                    double[] a = AdvantageEstimators.get("loo").estimate(Arrays.copyOfRange(rewards, g * 8, g * 8 + 8)).advantages();
-                    for (int j = 0; j < 8; j++) {
-                        Sample s = samples.get(g * 8 + j);
-                        withAdvantages.add(new Sample(s.rolloutId(), s.turns(), a[j]));
-                    }
-                }
-                learner.rl(SequenceBatch.of(withAdvantages, C.contextLength(), Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, TARGET.length).batch());
-            }
+            double[] meanReward = train(learner, C.contextLength());
             double first = Arrays.stream(meanReward, 0, 5).average().orElse(0);
             double last = Arrays.stream(meanReward, 35, 40).average().orElse(0);
             System.out.printf("[learner] mean reward, first 5 steps %.3f, last 5 steps %.3f (40 steps x 32 samples)%n", first, last);
