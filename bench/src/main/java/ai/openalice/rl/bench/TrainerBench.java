@@ -16,7 +16,6 @@ import ai.openalice.rl.model.learner.Sample;
 import ai.openalice.rl.model.learner.SequenceBatch;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 

@@ -38,7 +38,7 @@ class TasksValidateTest {
         int endColumn = java.nio.file.Files.readAllLines(Path.of(file)).get(1).length() + 1;
         assertEquals(file + ":2: $: not valid JSON at column " + endColumn + ": Unexpected end-of-input: was expecting closing quote for a string value"
                 + " (malformed_json)", r.out().get(0));
-        assertEquals(file + ":3: test_report.format: 'tap' is not one of junit-xml, unittest, pytest (unknown_type)", r.out().get(1));
+        assertEquals(file + ":3: test_report.format: 'tap' is not one of junit-xml, unittest, pytest, log (unknown_type)", r.out().get(1));
         assertEquals(file + ":3: limits.max_steps: must be >= 1, got 0 (invalid_value)", r.out().get(2));
         assertEquals(file + ":4: workspace.path: " + EXAMPLES.resolve("no-such-repo") + " does not exist (invalid_value)", r.out().get(3));
         assertEquals("1 valid, 3 rejected", r.out().get(4));
