@@ -26,12 +26,23 @@ public final class OpenAiPolicy implements Policy {
     private final long fixedVersion;
     private final HttpClient http;
     private final Duration timeout;
+    private final Duration outageGrace;
 
     public OpenAiPolicy(URI baseUrl, String model, long fixedVersion, Duration timeout) {
+        this(baseUrl, model, fixedVersion, timeout, Duration.ZERO);
+    }
+
+    /**
+     * {@code outageGrace}: how long a request keeps trying while the server cannot be reached or
+     * answers 503 (a restart, a checkpoint swap), with pauses from 0.5 s doubling to 5 s — so that a
+     * routine restart of tens of seconds costs an episode a wait, not an attempt.
+     */
+    public OpenAiPolicy(URI baseUrl, String model, long fixedVersion, Duration timeout, Duration outageGrace) {
         this.completions = baseUrl.resolve(baseUrl.getPath().endsWith("/") ? "v1/completions" : baseUrl.getPath() + "/v1/completions");
         this.model = model;
         this.fixedVersion = fixedVersion;
         this.timeout = timeout;
+        this.outageGrace = outageGrace;
         this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     }
 
@@ -65,16 +76,7 @@ public final class OpenAiPolicy implements Policy {
         }
         body.put("logprobs", 1);
         body.put("return_tokens_as_token_ids", true);
-        HttpResponse<String> resp;
-        try {
-            resp = http.send(HttpRequest.newBuilder(completions).timeout(timeout).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new PolicyException("policy server " + completions + " unreachable: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new PolicyException("interrupted while waiting for " + completions, e);
-        }
+        HttpResponse<String> resp = send(body);
         if (resp.statusCode() != 200) {
             throw new PolicyException("policy server answered " + resp.statusCode() + ": " + abbreviate(resp.body()));
         }
@@ -82,6 +84,38 @@ public final class OpenAiPolicy implements Policy {
             return parse(JSON.readTree(resp.body()));
         } catch (IOException | RuntimeException e) {
             throw new PolicyException("cannot read the policy server's answer: " + e.getMessage() + " in " + abbreviate(resp.body()), e);
+        }
+    }
+
+    /** Sends the request, waiting out an outage of up to {@code outageGrace} (unreachable, or 503). */
+    private HttpResponse<String> send(ObjectNode body) {
+        long deadline = System.nanoTime() + outageGrace.toNanos();
+        long pause = 500;
+        while (true) {
+            try {
+                var resp = http.send(HttpRequest.newBuilder(completions).timeout(timeout).header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build(), HttpResponse.BodyHandlers.ofString());
+                if (resp.statusCode() != 503 || System.nanoTime() + pause * 1_000_000 > deadline) {
+                    return resp;
+                }
+            } catch (java.net.http.HttpTimeoutException e) {
+                throw new PolicyException("policy server " + completions + " did not answer within " + timeout + ": " + e.getMessage(), e);
+            } catch (IOException e) {
+                if (System.nanoTime() + pause * 1_000_000 > deadline) {
+                    String waited = outageGrace.isZero() ? "" : " (still, after waiting " + outageGrace.toSeconds() + " s)";
+                    throw new PolicyException("policy server " + completions + " unreachable" + waited + ": " + e.getMessage(), e);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PolicyException("interrupted while waiting for " + completions, e);
+            }
+            try {
+                Thread.sleep(pause);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PolicyException("interrupted while waiting for " + completions, e);
+            }
+            pause = Math.min(5000, pause * 2);
         }
     }
 

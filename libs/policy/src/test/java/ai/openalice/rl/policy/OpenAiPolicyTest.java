@@ -75,4 +75,46 @@ class OpenAiPolicyTest {
             textOnly.stop(0);
         }
     }
+
+    /** A server that comes up while a request waits (a restart) is answered within the grace; without one, at once unreachable. */
+    @Test
+    void aShortOutageIsWaitedOutWithinTheGrace() throws Exception {
+        int port;
+        try (var probe = new java.net.ServerSocket(0)) {
+            port = probe.getLocalPort();
+        }
+        var seen = new AtomicReference<String>();
+        String answer = "{\"choices\":[{\"text\":\"a\",\"finish_reason\":\"length\",\"logprobs\":{\"tokens\":[\"token_id:7\"],\"token_logprobs\":[-0.5]}}],"
+                + "\"policy_version\":3}";
+        var later = new java.util.concurrent.atomic.AtomicReference<HttpServer>();
+        Thread starter = Thread.ofPlatform().start(() -> {
+            try {
+                Thread.sleep(1500);
+                HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
+                s.createContext("/v1/completions", x -> {
+                    seen.set(new String(x.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+                    byte[] b = answer.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                    x.sendResponseHeaders(200, b.length);
+                    x.getResponseBody().write(b);
+                    x.close();
+                });
+                s.start();
+                later.set(s);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        var req = CompletionRequest.greedy(new int[] {1}, 1);
+        try {
+            var c = new OpenAiPolicy(URI.create("http://127.0.0.1:" + port), null, -1, Duration.ofSeconds(5), Duration.ofSeconds(20)).complete(req);
+            assertEquals(7, c.tokens()[0]);
+            assertEquals(3, c.policyVersion());
+        } finally {
+            starter.join();
+            later.get().stop(0);
+        }
+        var gone = assertThrows(PolicyException.class, () -> new OpenAiPolicy(URI.create("http://127.0.0.1:" + port), null, -1,
+                Duration.ofSeconds(5), Duration.ofSeconds(1)).complete(req));
+        assertTrue(gone.getMessage().contains("unreachable (still, after waiting 1 s)"), gone.getMessage());
+    }
 }

@@ -34,6 +34,14 @@ public interface RunnerConfig {
     @WithDefault("http://127.0.0.1:8085")
     String inferenceUrl();
 
+    /**
+     * How long a completion request waits out a policy server that cannot be reached or answers
+     * 503 (a restart, a swap) before the episode ends in an infrastructure error: a routine restart
+     * costs a wait, not one of the rollout's attempts.
+     */
+    @WithDefault("PT60S")
+    Duration policyOutageGrace();
+
     /** For {@code policy=oracle} (fixtures and tests only): a task file whose gold patches the oracle replays. */
     Optional<Path> oracleTasks();
 

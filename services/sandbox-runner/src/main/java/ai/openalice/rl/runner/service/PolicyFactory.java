@@ -32,7 +32,7 @@ final class PolicyFactory {
         this.config = config;
         this.tokenizer = tokenizer;
         this.format = format;
-        this.http = new OpenAiPolicy(URI.create(config.inferenceUrl()), null, -1, Duration.ofMinutes(5));
+        this.http = new OpenAiPolicy(URI.create(config.inferenceUrl()), null, -1, Duration.ofMinutes(5), config.policyOutageGrace());
         if (config.policy() == RunnerConfig.PolicyKind.ORACLE) {
             var file = config.oracleTasks().orElseThrow(() -> new IllegalStateException("runner.policy=oracle needs runner.oracle-tasks"));
             for (var line : TaskReader.read(file)) {
