@@ -15,7 +15,6 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -44,10 +43,7 @@ final class ModelCommand {
         Loaded load() throws IOException {
             HfModel m = HfModel.load(model);
             HfConfig c = m.config();
-            var weights = new LinkedHashMap<String, float[]>();
-            for (String name : c.tensors().keySet()) {
-                weights.put(name, m.weights().floats(name));
-            }
+            Map<String, float[]> weights = m.floats();
             LoraAdapter a = adapter == null ? null : LoraAdapter.load(adapter, c);
             return new Loaded(m, a, a == null ? weights : a.merge(weights));
         }
@@ -101,11 +97,7 @@ final class ModelCommand {
         private double[] onnx() throws IOException {
             var loaded = source.src.load();
             HfConfig c = loaded.model().config();
-            for (int i = 0; i < tokens.length; i++) {
-                if (tokens[i] < 0 || tokens[i] >= c.vocabSize()) {
-                    throw new HfFormatException("--tokens: id " + tokens[i] + " at " + i + " is outside the vocabulary (0.." + (c.vocabSize() - 1) + ")");
-                }
-            }
+            c.checkTokens("--tokens", tokens);
             Path tmp = Files.createTempDirectory("alice-rl-score");
             try {
                 Path file = tmp.resolve("model.onnx");

@@ -40,28 +40,22 @@ public final class Harness {
     }
 
     public Verdict verify(Task task, String patch) {
-        try {
-            return verifyWith(task, patch);
-        } finally {
-            toolchain.remove();
+        long start = System.nanoTime();
+        if (task.javaVersion().isEmpty()) {
+            return verifyWith(task, patch, null, start);
         }
+        int asked = task.javaVersion().getAsInt();
+        var host = Toolchains.scan(options.jvmRoot());
+        var jdk = host.java(asked);
+        if (jdk.isEmpty()) {
+            return verdict(task, VerificationStatus.INFRA_ERROR, Map.of(), List.of(), 0, start, "the task needs java " + asked + "; this host has "
+                    + host.jdks().stream().map(j -> "java " + j.major()).toList() + " under " + options.jvmRoot() + ", none that new",
+                    "", null, Verdict.Cause.ENVIRONMENT);
+        }
+        return verifyWith(task, patch, jdk.get(), start).withToolchain(jdk.get().describe());
     }
 
-    private Verdict verifyWith(Task task, String patch) {
-        long start = System.nanoTime();
-        Toolchains.Choice jdk = null;
-        if (task.javaVersion().isPresent()) {
-            int asked = task.javaVersion().getAsInt();
-            var host = Toolchains.scan(options.jvmRoot());
-            var choice = host.java(asked);
-            if (choice.isEmpty()) {
-                return verdict(task, VerificationStatus.INFRA_ERROR, Map.of(), List.of(), 0, start, "the task needs java " + asked + "; this host has "
-                        + host.jdks().stream().map(j -> "java " + j.major()).toList() + " under " + options.jvmRoot() + ", none that new",
-                        "", null, Verdict.Cause.ENVIRONMENT);
-            }
-            jdk = choice.get();
-        }
-        toolchain.set(jdk);
+    private Verdict verifyWith(Task task, String patch, Toolchains.Choice jdk, long start) {
         try (Sandbox s = sandboxes.create(spec(task, jdk))) {
             ExecResult head = s.exec("git rev-parse HEAD", STEP);
             if (!head.ok()) {
@@ -118,9 +112,6 @@ public final class Harness {
             return infra(task, start, "bad task: " + e.getMessage());
         }
     }
-
-    /** The JDK of the verification in progress on this thread (for its verdict). */
-    private final ThreadLocal<Toolchains.Choice> toolchain = new ThreadLocal<>();
 
     private SandboxSpec spec(Task task, Toolchains.Choice jdk) {
         var env = new HashMap<String, String>();
@@ -227,9 +218,8 @@ public final class Harness {
         for (String id : task.passToPass()) {
             p2p.put(id, combined.getOrDefault(id, TestStatus.MISSING));
         }
-        Toolchains.Choice jdk = toolchain.get();
         return new Verdict(task.instanceId(), status, f2p, p2p, flaky, options.flakyRule(), n, (System.nanoTime() - start) / 1_000_000,
-                reason, log, exitCode, cause, jdk == null ? null : jdk.describe());
+                reason, log, exitCode, cause, null);
     }
 
     private Verdict infra(Task task, long start, String reason) {

@@ -44,6 +44,17 @@ public record Verdict(
         flaky = List.copyOf(flaky);
     }
 
+    /** The same test results judged otherwise: another status, reason and cause. */
+    public Verdict rejudged(VerificationStatus newStatus, String newReason, Cause newCause) {
+        return new Verdict(instanceId, newStatus, failToPass, passToPass, flaky, flakyRule, runs, durationMs, newReason, log, exitCode, newCause,
+                toolchain);
+    }
+
+    /** The same verdict, recording the JDK that ran the tests. */
+    public Verdict withToolchain(String jdk) {
+        return new Verdict(instanceId, status, failToPass, passToPass, flaky, flakyRule, runs, durationMs, reason, log, exitCode, cause, jdk);
+    }
+
     public boolean resolved() {
         return status == VerificationStatus.RESOLVED;
     }

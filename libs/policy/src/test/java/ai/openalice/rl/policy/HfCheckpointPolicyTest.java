@@ -48,11 +48,7 @@ class HfCheckpointPolicyTest {
         HfConfig c = HfConfig.of(json, "qwen2");
         var weights = TinyModels.randomWeights(c, 9);
         Path source = TinyModels.write(dir.resolve("src"), json, weights, DType.BF16, 1);
-        var loaded = HfModel.load(source);
-        var widened = new java.util.HashMap<String, float[]>();
-        for (String name : c.tensors().keySet()) {
-            widened.put(name, loaded.weights().floats(name));
-        }
+        var widened = HfModel.load(source).floats();
         Path ckpt = dir.resolve("v3");
         Manifest m = Checkpoint.saveHf(ckpt, c, source, widened, null, DType.BF16, 3, 30, Map.of(), 0);
         assertEquals("hf-qwen2", m.architecture());
@@ -60,9 +56,9 @@ class HfCheckpointPolicyTest {
         assertTrue(m.files().keySet().containsAll(List.of("model.onnx", "model.safetensors", "config.json", "tokenizer.json")), m.files().toString());
 
         // the folder is itself a HuggingFace model folder with the same weights
-        var again = HfModel.load(ckpt);
+        var again = HfModel.load(ckpt).floats();
         for (String name : c.tensors().keySet()) {
-            assertArrayEquals(widened.get(name), again.weights().floats(name), 0f, name);
+            assertArrayEquals(widened.get(name), again.get(name), 0f, name);
         }
         try (var policy = new OrtPolicy(ckpt)) {
             int[] prompt = policy.tokenizer().encode("w3 w7 w1");

@@ -51,27 +51,45 @@ public final class Checkpoint {
     /** Writes a checkpoint into {@code dir} (which must not exist yet). */
     public static Manifest save(Path dir, GptConfig config, String tokenizer, long policyVersion, long step, Map<String, float[]> params,
             Map<String, float[]> optimizer, long optimizerStep) {
+        return atomically(dir, tmp -> {
+            GptOnnxExport.export(config, params, tmp.resolve(ONNX), "v" + policyVersion, externalAbove(4L * config.parameterCount()));
+            writeArrays(tmp.resolve(PARAMS), params, -1);
+            writeArrays(tmp.resolve(OPTIMIZER), optimizer, optimizerStep);
+        }, files -> new Manifest(Manifest.FORMAT, "gpt", config, tokenizer, policyVersion, step, Instant.now(), files, null));
+    }
+
+    /** What a checkpoint's files are written by (into the temporary folder). */
+    private interface Contents {
+        void write(Path tmp) throws IOException;
+    }
+
+    /**
+     * Writes the files into a temporary folder beside {@code dir}, then the manifest of their sha256
+     * and sizes, then renames the folder to {@code dir}: a reader never sees half a checkpoint.
+     */
+    private static Manifest atomically(Path dir, Contents contents, java.util.function.Function<Map<String, Manifest.FileEntry>, Manifest> manifestOf) {
         Path tmp = dir.resolveSibling(dir.getFileName() + ".tmp-" + System.nanoTime());
         try {
             Files.createDirectories(tmp);
-            long weightBytes = 4L * config.parameterCount();
-            GptOnnxExport.export(config, params, tmp.resolve(ONNX), "v" + policyVersion,
-                    weightBytes > EXTERNAL_DATA_ABOVE ? 0 : Long.MAX_VALUE);
-            writeArrays(tmp.resolve(PARAMS), params, -1);
-            writeArrays(tmp.resolve(OPTIMIZER), optimizer, optimizerStep);
+            contents.write(tmp);
             var files = new TreeMap<String, Manifest.FileEntry>();
             try (var list = Files.list(tmp)) {
                 for (Path f : list.toList()) {
                     files.put(f.getFileName().toString(), new Manifest.FileEntry(sha256(f), Files.size(f)));
                 }
             }
-            var manifest = new Manifest(Manifest.FORMAT, "gpt", config, tokenizer, policyVersion, step, Instant.now(), files, null);
+            Manifest manifest = manifestOf.apply(files);
             JSON.writeValue(tmp.resolve(Manifest.FILE_NAME).toFile(), manifest);
             Files.move(tmp, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             return manifest;
         } catch (IOException e) {
             throw new CheckpointException(CheckpointException.Reason.IO, "cannot write checkpoint " + dir + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The ONNX writer's threshold: models above {@link #EXTERNAL_DATA_ABOVE} weight bytes keep them in model.onnx.data. */
+    private static long externalAbove(long weightBytes) {
+        return weightBytes > EXTERNAL_DATA_ABOVE ? 0 : Long.MAX_VALUE;
     }
 
     /** Files of a HuggingFace model folder a checkpoint carries over as they are (those present). */
@@ -90,12 +108,9 @@ public final class Checkpoint {
     public static Manifest saveHf(Path dir, ai.openalice.rl.model.hf.HfConfig config, Path source, Map<String, float[]> weights,
             ai.openalice.rl.model.hf.LoraAdapter adapter, ai.openalice.rl.model.hf.DType dtype, long policyVersion, long step,
             Map<String, float[]> optimizer, long optimizerStep) {
-        Path tmp = dir.resolveSibling(dir.getFileName() + ".tmp-" + System.nanoTime());
-        try {
-            Files.createDirectories(tmp);
+        return atomically(dir, tmp -> {
             long weightBytes = 4L * weights.values().stream().mapToLong(w -> w.length).sum();
-            ai.openalice.rl.model.onnx.HfOnnxExport.export(config, weights, tmp.resolve(ONNX), "v" + policyVersion,
-                    weightBytes > EXTERNAL_DATA_ABOVE ? 0 : Long.MAX_VALUE);
+            ai.openalice.rl.model.onnx.HfOnnxExport.export(config, weights, tmp.resolve(ONNX), "v" + policyVersion, externalAbove(weightBytes));
             for (String f : HF_SIDECARS) {
                 if (Files.isRegularFile(source.resolve(f))) {
                     Files.copy(source.resolve(f), tmp.resolve(f));
@@ -114,20 +129,8 @@ public final class Checkpoint {
             if (!optimizer.isEmpty()) {
                 writeArrays(tmp.resolve(OPTIMIZER), optimizer, optimizerStep);
             }
-            var files = new TreeMap<String, Manifest.FileEntry>();
-            try (var list = Files.list(tmp)) {
-                for (Path f : list.toList()) {
-                    files.put(f.getFileName().toString(), new Manifest.FileEntry(sha256(f), Files.size(f)));
-                }
-            }
-            var manifest = new Manifest(Manifest.FORMAT, "hf-" + config.modelType(), null, Manifest.HF_TOKENIZER, policyVersion, step, Instant.now(),
-                    files, config);
-            JSON.writeValue(tmp.resolve(Manifest.FILE_NAME).toFile(), manifest);
-            Files.move(tmp, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            return manifest;
-        } catch (IOException e) {
-            throw new CheckpointException(CheckpointException.Reason.IO, "cannot write checkpoint " + dir + ": " + e.getMessage(), e);
-        }
+        }, files -> new Manifest(Manifest.FORMAT, "hf-" + config.modelType(), null, Manifest.HF_TOKENIZER, policyVersion, step, Instant.now(), files,
+                config));
     }
 
     /** The tokenizer a checkpoint names: the built-in byte tokenizer, or its own tokenizer.json. */

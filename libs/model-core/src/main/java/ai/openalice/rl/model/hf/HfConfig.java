@@ -132,6 +132,15 @@ public record HfConfig(Family family, String modelType, int vocabSize, int hidde
         }
     }
 
+    /** Refuses, naming {@code field}, a token id outside the vocabulary. */
+    public void checkTokens(String field, int[] tokens) {
+        for (int i = 0; i < tokens.length; i++) {
+            if (tokens[i] < 0 || tokens[i] >= vocabSize) {
+                throw new HfFormatException(field + ": id " + tokens[i] + " at " + i + " is outside the vocabulary (0.." + (vocabSize - 1) + ")");
+            }
+        }
+    }
+
     /** The width of the query projection's output: heads × head_dim (may differ from hidden_size, as in Qwen3). */
     public int qWidth() {
         return heads * headDim;

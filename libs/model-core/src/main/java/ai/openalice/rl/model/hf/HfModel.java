@@ -38,6 +38,15 @@ public record HfModel(Path dir, HfConfig config, HfWeights weights, Set<Integer>
         return new HfModel(dir, config, weights, eos, bos.isIntegralNumber() ? bos.asInt() : null, chatTemplate(template));
     }
 
+    /** Every tensor the config needs, as float32, in the config's order (all in memory: small models, checks and exports). */
+    public java.util.Map<String, float[]> floats() throws IOException {
+        var out = new java.util.LinkedHashMap<String, float[]>();
+        for (String name : config.tensors().keySet()) {
+            out.put(name, weights.floats(name));
+        }
+        return out;
+    }
+
     private static JsonNode json(Path file) throws IOException {
         return Files.isRegularFile(file) ? JSON.readTree(file.toFile()) : JSON.createObjectNode();
     }

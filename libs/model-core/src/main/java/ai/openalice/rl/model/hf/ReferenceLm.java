@@ -1,7 +1,6 @@
 package ai.openalice.rl.model.hf;
 
 import java.io.IOException;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -23,11 +22,7 @@ public final class ReferenceLm {
 
     /** Reads every tensor of {@code model} into memory (small models only). */
     public static ReferenceLm of(HfModel model) throws IOException {
-        var weights = new HashMap<String, float[]>();
-        for (String name : model.config().tensors().keySet()) {
-            weights.put(name, model.weights().floats(name));
-        }
-        return new ReferenceLm(model.config(), weights);
+        return new ReferenceLm(model.config(), model.floats());
     }
 
     /** {@code out[i] = log p(tokens[i+1] | tokens[0..i])}, for i < n − 1. */

@@ -32,35 +32,12 @@ public final class GptOnnxExport {
         int d = c.width();
         int h = c.heads();
         int hd = c.headSize();
-        g.input("input_ids", OnnxGraph.INT64, "batch", "seq");
-        g.input("position_ids", OnnxGraph.INT64, "batch", "seq");
-        g.input("attention_mask", OnnxGraph.INT64, "batch", "total");
-        for (int l = 0; l < c.layers(); l++) {
-            g.input("past_key_" + l, OnnxGraph.FLOAT, "batch", (long) h, "past", (long) hd);
-            g.input("past_value_" + l, OnnxGraph.FLOAT, "batch", (long) h, "past", (long) hd);
-        }
+        KvCacheIo.inputs(g, c.layers(), h, hd);
         for (String name : c.parameterNames()) {
             g.floats(name, c.shape(name), params.get(name));
         }
-        String zero = g.scalar("c_zero", 0L);
-        String one = g.scalar("c_one", 1L);
-        String two = g.scalar("c_two", 2L);
-        String axis0 = g.longs("c_axes0", 0L);
-        String axis1 = g.longs("c_axes1", 1L);
-        String axes12 = g.longs("c_axes12", 1L, 2L);
-        String masked = g.scalar("c_masked", -1e9f);
-        String fzero = g.scalar("c_fzero", 0f);
-
         // Mask bias [B,1,S,P+S]: 0 where allowed, -1e9 elsewhere.
-        String past = g.op("Gather", List.of(g.op("Shape", List.of("past_key_0")), two), new Attribute.Int("axis", 0));
-        String seq = g.op("Gather", List.of(g.op("Shape", List.of("input_ids")), one), new Attribute.Int("axis", 0));
-        String total = g.op("Add", List.of(past, seq));
-        String qIdx = g.op("Range", List.of(past, total, one));
-        String kIdx = g.op("Range", List.of(zero, total, one));
-        String causal = g.op("LessOrEqual", List.of(g.op("Unsqueeze", List.of(kIdx, axis0)), g.op("Unsqueeze", List.of(qIdx, axis1))));
-        String notPad = g.op("Unsqueeze", List.of(g.op("Cast", List.of("attention_mask"), new Attribute.Int("to", OnnxGraph.BOOL)), axes12));
-        String allowed = g.op("And", List.of(causal, notPad));
-        String bias = g.op("Where", List.of(allowed, fzero, masked));
+        String bias = KvCacheIo.maskBias(g, "c_axes12", 1L, 2L);
 
         String x = g.op("Add", List.of(g.op("Gather", List.of("wte", "input_ids"), new Attribute.Int("axis", 0)),
                 g.op("Gather", List.of("wpe", "position_ids"), new Attribute.Int("axis", 0))));
@@ -94,11 +71,7 @@ public final class GptOnnxExport {
         String wteT = g.op("Transpose", List.of("wte"), new Attribute.Ints("perm", new long[] {1, 0}));
         g.opTo("MatMul", List.of(out, wteT), List.of("logits"));
 
-        g.output("logits", OnnxGraph.FLOAT, "batch", "seq", (long) c.vocabSize());
-        for (int l = 0; l < c.layers(); l++) {
-            g.output("present_key_" + l, OnnxGraph.FLOAT, "batch", (long) h, "total", (long) hd);
-            g.output("present_value_" + l, OnnxGraph.FLOAT, "batch", (long) h, "total", (long) hd);
-        }
+        KvCacheIo.outputs(g, c.layers(), h, hd, c.vocabSize());
         return g;
     }
 

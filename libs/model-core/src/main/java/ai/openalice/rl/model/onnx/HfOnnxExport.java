@@ -28,13 +28,7 @@ public final class HfOnnxExport {
         var g = new OnnxGraph("alice_hf_" + c.modelType());
         int kv = c.kvHeads();
         int hd = c.headDim();
-        g.input("input_ids", OnnxGraph.INT64, "batch", "seq");
-        g.input("position_ids", OnnxGraph.INT64, "batch", "seq");
-        g.input("attention_mask", OnnxGraph.INT64, "batch", "total");
-        for (int l = 0; l < c.layers(); l++) {
-            g.input("past_key_" + l, OnnxGraph.FLOAT, "batch", (long) kv, "past", (long) hd);
-            g.input("past_value_" + l, OnnxGraph.FLOAT, "batch", (long) kv, "past", (long) hd);
-        }
+        KvCacheIo.inputs(g, c.layers(), kv, hd);
         c.tensors().forEach((name, shape) -> {
             if (shape.length == 2 && !name.equals("model.embed_tokens.weight")) {
                 g.floats(name + ".T", new long[] {shape[1], shape[0]}, transpose(w.get(name), (int) shape[0], (int) shape[1]));
@@ -43,7 +37,7 @@ public final class HfOnnxExport {
             }
         });
         var k = new Consts(g, c);
-        String bias = k.maskBias();
+        String bias = KvCacheIo.maskBias(g, "c_axes123", 1L, 2L, 3L); // [B, 1, 1, S, P+S]: the scores are [B, kv, group, S, P+S]
         String[] rope = k.rope();
         String h = g.op("Gather", List.of("model.embed_tokens.weight", "input_ids"), new Attribute.Int("axis", 0));
         for (int l = 0; l < c.layers(); l++) {
@@ -58,11 +52,7 @@ public final class HfOnnxExport {
         String head = c.tieWordEmbeddings() ? g.op("Transpose", List.of("model.embed_tokens.weight"), new Attribute.Ints("perm", new long[] {1, 0}))
                 : "lm_head.weight.T";
         g.opTo("MatMul", List.of(out, head), List.of("logits"));
-        g.output("logits", OnnxGraph.FLOAT, "batch", "seq", (long) c.vocabSize());
-        for (int l = 0; l < c.layers(); l++) {
-            g.output("present_key_" + l, OnnxGraph.FLOAT, "batch", (long) kv, "total", (long) hd);
-            g.output("present_value_" + l, OnnxGraph.FLOAT, "batch", (long) kv, "total", (long) hd);
-        }
+        KvCacheIo.outputs(g, c.layers(), kv, hd, c.vocabSize());
         return g;
     }
 
@@ -120,21 +110,6 @@ public final class HfOnnxExport {
             kvShape = g.longs("c_kv_shape", 0, 0, c.kvHeads(), c.headDim());
             mergeShape = g.longs("c_merge_shape", 0, 0, -1);
             axis2 = g.longs("c_axes2", 2L);
-        }
-
-        /** [B, 1, 1, S, P+S]: 0 where key j may be read by new token i (j ≤ P+i and not padding), −1e9 elsewhere. */
-        String maskBias() {
-            String zero = g.scalar("c_zero", 0L);
-            String one = g.scalar("c_one", 1L);
-            String two = g.scalar("c_two", 2L);
-            String past = g.op("Gather", List.of(g.op("Shape", List.of("past_key_0")), two), new Attribute.Int("axis", 0));
-            String seq = g.op("Gather", List.of(g.op("Shape", List.of("input_ids")), one), new Attribute.Int("axis", 0));
-            String total = g.op("Add", List.of(past, seq));
-            String causal = g.op("LessOrEqual", List.of(g.op("Unsqueeze", List.of(g.op("Range", List.of(zero, total, one)), g.longs("c_axes0", 0L))),
-                    g.op("Unsqueeze", List.of(g.op("Range", List.of(past, total, one)), g.longs("c_axes1", 1L)))));
-            String notPad = g.op("Unsqueeze", List.of(g.op("Cast", List.of("attention_mask"), new Attribute.Int("to", OnnxGraph.BOOL)),
-                    g.longs("c_axes123", 1L, 2L, 3L)));
-            return g.op("Where", List.of(g.op("And", List.of(causal, notPad)), g.scalar("c_fzero", 0f), g.scalar("c_masked", -1e9f)));
         }
 
         /** cos and sin [B, 1, S, head_dim] of the positions, each frequency twice (the rotate-half layout). */

@@ -3,7 +3,6 @@ package ai.openalice.rl.model.hf;
 import ai.djl.ndarray.types.Shape;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -21,15 +20,8 @@ public final class Score {
         }
         HfModel model = HfModel.load(modelDir);
         HfConfig c = model.config();
-        for (int i = 0; i < tokens.length; i++) {
-            if (tokens[i] < 0 || tokens[i] >= c.vocabSize()) {
-                throw new IllegalArgumentException("--tokens: id " + tokens[i] + " at " + i + " is outside the vocabulary (0.." + (c.vocabSize() - 1) + ")");
-            }
-        }
-        Map<String, float[]> weights = new HashMap<>();
-        for (String name : c.tensors().keySet()) {
-            weights.put(name, model.weights().floats(name));
-        }
+        c.checkTokens("--tokens", tokens);
+        Map<String, float[]> weights = model.floats();
         long[] in = new long[tokens.length - 1];
         long[] target = new long[tokens.length - 1];
         for (int i = 0; i < in.length; i++) {

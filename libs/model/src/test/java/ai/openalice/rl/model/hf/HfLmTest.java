@@ -8,7 +8,6 @@ import ai.djl.ndarray.types.Shape;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -63,11 +62,7 @@ class HfLmTest {
         var json = TinyModels.config("qwen2");
         HfConfig c = HfConfig.of(json, "qwen2");
         var model = HfModel.load(TinyModels.write(dir.resolve("bf16"), json, TinyModels.randomWeights(c, 5), DType.BF16, 2));
-        var loaded = new HashMap<String, float[]>();
-        for (String name : c.tensors().keySet()) {
-            loaded.put(name, model.weights().floats(name));
-        }
-        try (HfLm lm = HfLm.full(c, loaded)) {
+        try (HfLm lm = HfLm.full(c, model.floats())) {
             assertArrayEquals(ReferenceLm.of(model).logProbs(TOKENS), djl(lm, TOKENS), 1e-4);
         }
     }

@@ -146,13 +146,11 @@ public class VerificationService {
             return c;
         });
         if (check.goldOk()) {
-            return new Verdict(v.instanceId(), v.status(), v.failToPass(), v.passToPass(), v.flaky(), v.flakyRule(), v.runs(), v.durationMs(),
-                    "the candidate's patch breaks the build or the test run (the gold patch runs the tests here): " + v.reason(), v.log(),
-                    v.exitCode(), null, v.toolchain());
+            return v.rejudged(v.status(), "the candidate's patch breaks the build or the test run (the gold patch runs the tests here): " + v.reason(),
+                    null);
         }
-        return new Verdict(v.instanceId(), VerificationStatus.INFRA_ERROR, v.failToPass(), v.passToPass(), v.flaky(), v.flakyRule(), v.runs(),
-                v.durationMs(), "the environment cannot run this task's tests — the gold patch fails the same way (" + check.reason() + "): "
-                + v.reason(), v.log(), v.exitCode(), Verdict.Cause.ENVIRONMENT, v.toolchain());
+        return v.rejudged(VerificationStatus.INFRA_ERROR, "the environment cannot run this task's tests — the gold patch fails the same way ("
+                + check.reason() + "): " + v.reason(), Verdict.Cause.ENVIRONMENT);
     }
 
     /**
