@@ -69,6 +69,22 @@ public final class Supervisor implements AutoCloseable {
         }
     }
 
+    /**
+     * A free port that none of {@code taken} holds. A port found free is free only until a process
+     * binds it, and a service takes seconds to start: the kernel may hand the same port out again
+     * meanwhile (seen in CI: inference and the dispatcher given one port, the dispatcher then failing
+     * to bind it five times over).
+     */
+    static int freePort(java.util.Collection<Integer> taken) throws Exception {
+        for (int i = 0; i < 100; i++) {
+            int p = freePort();
+            if (!taken.contains(p)) {
+                return p;
+            }
+        }
+        throw new IllegalStateException("no free port outside " + taken + " after 100 tries");
+    }
+
     public static Path app(Path root, String service) {
         return root.resolve("services").resolve(service).resolve("target/quarkus-app/quarkus-run.jar");
     }
@@ -85,7 +101,7 @@ public final class Supervisor implements AutoCloseable {
         this.settings.put(service, List.copyOf(settings));
         this.environments.put(service, Map.copyOf(environment));
         boolean first = !ports.containsKey(service);
-        int port = first ? freePort() : ports.get(service);
+        int port = first ? freePort(ports.values()) : ports.get(service);
         ports.put(service, port);
         Files.createDirectories(logs);
         var cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m", "-XX:+UseSerialGC",

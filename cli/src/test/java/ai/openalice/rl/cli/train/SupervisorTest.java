@@ -19,6 +19,15 @@ class SupervisorTest {
     @TempDir
     Path dir;
 
+    @org.junit.jupiter.api.Test
+    void aServiceIsNeverGivenAPortAnotherHolds() throws Exception {
+        var every = java.util.stream.IntStream.rangeClosed(0, 65535).boxed().collect(java.util.stream.Collectors.toSet());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> Supervisor.freePort(every),
+                "a port already given out is never returned, even when the kernel offers it again");
+        int one = Supervisor.freePort(java.util.Set.of());
+        org.junit.jupiter.api.Assertions.assertNotEquals(one, Supervisor.freePort(java.util.Set.of(one)));
+    }
+
     @Test
     void aServiceRunsFromACopyThatARebuildInPlaceLeavesAlone() throws Exception {
         Path app = dir.resolve("quarkus-app");
