@@ -29,8 +29,13 @@ final class ImportCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--from", required = true, paramLabel = "FORMAT",
-            description = "swe-bench, swe-bench-lite, swe-bench-verified, swe-bench-multilingual, swe-gym, swe-smith or swe-polybench.")
+            description = "swe-bench, swe-bench-lite, swe-bench-verified, swe-bench-multilingual, swe-gym, swe-smith, swe-polybench or multi-swe-bench.")
     String from;
+
+    @Option(names = "--workspace", defaultValue = "mirror", paramLabel = "mirror|image",
+            description = "mirror (default): repo and base_commit, checked out from --mirrors in local sandboxes; image: the dataset's published"
+                    + " container image of each instance, for Kubernetes sandboxes. A row's own workspace field always wins.")
+    String workspace;
 
     @Parameters(paramLabel = "FILE", arity = "1..*", description = "Dataset files: .jsonl, .parquet or .csv.")
     List<Path> files;
@@ -49,6 +54,9 @@ final class ImportCommand implements Callable<Integer> {
         RepoSpecs specs;
         try {
             format = DatasetFormat.of(from);
+            if (!workspace.equals("mirror") && !workspace.equals("image")) {
+                throw new IllegalArgumentException("--workspace: '" + workspace + "' is neither mirror nor image");
+            }
             specs = specsFile == null ? RepoSpecs.bundled() : RepoSpecs.read(specsFile);
         } catch (IllegalArgumentException | IOException e) {
             err.println(e.getMessage());
@@ -67,7 +75,7 @@ final class ImportCommand implements Callable<Integer> {
             }
             var parser = new TaskParser(file.toAbsolutePath().getParent());
             for (DatasetFile.Row row : rows) {
-                List<String> problems = problems(format, specs, parser, row, lines, json);
+                List<String> problems = problems(format, specs, workspace.equals("image"), parser, row, lines, json);
                 problems.forEach(p -> stdout.printf("%s:%d: %s%n", file, row.number(), p));
                 rejected += problems.isEmpty() ? 0 : 1;
             }
@@ -81,13 +89,16 @@ final class ImportCommand implements Callable<Integer> {
     }
 
     /** Maps and validates one row, adding it to {@code lines} when it is a task; the problems otherwise. */
-    private static List<String> problems(DatasetFormat format, RepoSpecs specs, TaskParser parser, DatasetFile.Row row, List<String> lines,
-            ObjectMapper json) throws IOException {
+    private static List<String> problems(DatasetFormat format, RepoSpecs specs, boolean image, TaskParser parser, DatasetFile.Row row,
+            List<String> lines, ObjectMapper json) throws IOException {
         if (row.error() != null) {
             return List.of("$: " + row.error());
         }
         try {
             var task = format.map(row.json(), specs);
+            if (image && !task.has("workspace")) {
+                task.set("workspace", format.image(task));
+            }
             return switch (parser.parse(task)) {
                 case TaskParser.Result.Valid v -> {
                     lines.add(json.writeValueAsString(task));

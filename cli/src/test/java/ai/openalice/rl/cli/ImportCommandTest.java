@@ -117,4 +117,54 @@ class ImportCommandTest {
         assertEquals(0, p.exit(), p.out() + p.err());
         assertEquals(Files.readAllLines(out), Files.readAllLines(out2), "Parquet and CSV give the same tasks");
     }
+
+    @Test
+    void multiSweBenchRowsMapToTasksAndTheirImages() throws Exception {
+        var row = M.createObjectNode().put("org", "acme").put("repo", "json-core").put("number", 42).put("state", "closed")
+                .put("title", "Trailing commas").put("body", "");
+        row.putObject("base").put("label", "acme:2.x").put("ref", "2.x").put("sha", "0123456789abcdef0123456789abcdef01234567");
+        row.putArray("resolved_issues").addObject().put("number", 41).put("title", "Parser accepts [1,]").put("body", "It should not.");
+        row.put("fix_patch", PATCH).put("test_patch", "");
+        row.putObject("f2p_tests").putObject("com.acme.json.ParserTest").put("run", "PASS").put("test", "FAIL").put("fix", "PASS");
+        row.putObject("n2p_tests").putObject("com.acme.json.CommaTest").put("run", "NONE").put("test", "NONE").put("fix", "PASS");
+        row.putObject("p2p_tests").putObject("com.acme.json.WriterTest").put("run", "PASS").put("test", "PASS").put("fix", "PASS");
+        row.putObject("s2p_tests");
+        var noBase = row.deepCopy();
+        noBase.remove("base");
+        Path in = dir.resolve("msb.jsonl");
+        Files.write(in, List.of(M.writeValueAsString(row), M.writeValueAsString(noBase)));
+        Path specs = dir.resolve("specs.json");
+        Files.writeString(specs, "{\"builds\": {\"maven\": {\"test_command\": \"mvn test -Dtest={test_classes}\", \"test_report\":"
+                + " {\"format\": \"junit-xml\", \"path\": \"**/TEST-*.xml\"}}}, \"repos\": {\"acme/json-core\": {\"default\": {\"build\": \"maven\"}}}}");
+        Path out = dir.resolve("msb-tasks.jsonl");
+        var r = run("tasks", "import", "--from", "multi-swe-bench", in.toString(), "--out", out.toString(), "--specs", specs.toString());
+        assertEquals(TasksCommand.SOME_REJECTED, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains(in + ":2: base.sha: required"), r.out());
+        JsonNode task = M.readTree(Files.readAllLines(out).getFirst());
+        assertEquals("acme__json-core-42", task.get("instance_id").asText());
+        assertEquals("acme/json-core", task.get("repo").asText());
+        assertEquals("0123456789abcdef0123456789abcdef01234567", task.get("base_commit").asText());
+        assertEquals("Parser accepts [1,]\n\nIt should not.", task.get("problem_statement").asText(), "the resolved issue, not the PR title");
+        assertEquals(List.of("com.acme.json.ParserTest", "com.acme.json.CommaTest"), M.convertValue(task.get("FAIL_TO_PASS"), List.class),
+                "failing and absent tests that the fix makes pass");
+        assertEquals("mvn test -Dtest=com.acme.json.ParserTest,com.acme.json.CommaTest,com.acme.json.WriterTest", task.get("test_command").asText(),
+                "class ids stay classes");
+        assertEquals(42, task.get("number").asInt(), "the row's own fields are kept");
+
+        Path images = dir.resolve("msb-images.jsonl");
+        run("tasks", "import", "--from", "multi-swe-bench", in.toString(), "--out", images.toString(), "--specs", specs.toString(), "--workspace", "image");
+        JsonNode ws = M.readTree(Files.readAllLines(images).getFirst()).get("workspace");
+        assertEquals("mswebench/acme_m_json-core:pr-42", ws.get("image").asText());
+        assertEquals("/home/json-core", ws.get("workdir").asText());
+    }
+
+    @Test
+    void eachFormatNamesItsPublishedImage() throws Exception {
+        var task = M.createObjectNode().put("instance_id", "Django__django-11099");
+        assertEquals("swebench/sweb.eval.x86_64.django_1776_django-11099:latest",
+                ai.openalice.rl.cli.imports.DatasetFormat.SWE_BENCH.image(task).get("image").asText());
+        assertEquals("ghcr.io/timesler/swe-polybench.eval.x86_64.django__django-11099:v1.1",
+                ai.openalice.rl.cli.imports.DatasetFormat.SWE_POLYBENCH.image(task).get("image").asText());
+        assertTrue(ai.openalice.rl.cli.imports.DatasetFormat.SWE_POLYBENCH.image(task).get("workdir") == null, "the image's own working directory");
+    }
 }

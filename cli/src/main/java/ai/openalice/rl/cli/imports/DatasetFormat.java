@@ -8,13 +8,23 @@ import java.util.List;
 /**
  * How one dataset's rows become alice-rl tasks. Every field of the row is kept; the test lists
  * become JSON arrays under SWE-bench's names; {@code test_command} and {@code test_report} come
- * from the row when it has them, else from the repository spec table.
+ * from the row when it has them, else from the repository spec table. Each format also knows the
+ * container image its instances are published as (facts from each dataset's documentation and
+ * harness), for {@code --workspace image}.
  */
 public enum DatasetFormat {
     /** SWE-bench (full, Lite, Verified, Multilingual) and the datasets that share its schema (SWE-Gym, SWE-smith). */
     SWE_BENCH("FAIL_TO_PASS", "PASS_TO_PASS"),
     /** SWE-PolyBench: F2P and P2P as Python list literals, a language column. */
-    SWE_POLYBENCH("F2P", "P2P");
+    SWE_POLYBENCH("F2P", "P2P"),
+    /**
+     * Multi-SWE-bench: {@code org}, {@code repo} (the name alone), {@code number}, {@code base.sha},
+     * {@code fix_patch}, the issue in {@code title}/{@code body}/{@code resolved_issues}, and the
+     * tests as objects keyed by test id: {@code f2p_tests}, {@code s2p_tests} (skipped, then
+     * passing) and {@code n2p_tests} (absent, then passing) must pass, {@code p2p_tests} must stay
+     * passing.
+     */
+    MULTI_SWE_BENCH("FAIL_TO_PASS", "PASS_TO_PASS");
 
     private final String failToPass;
     private final String passToPass;
@@ -29,8 +39,9 @@ public enum DatasetFormat {
         return switch (name.toLowerCase()) {
             case "swe-bench", "swe-bench-lite", "swe-bench-verified", "swe-bench-multilingual", "swe-gym", "swe-smith" -> SWE_BENCH;
             case "swe-polybench" -> SWE_POLYBENCH;
+            case "multi-swe-bench" -> MULTI_SWE_BENCH;
             default -> throw new IllegalArgumentException("--from: '" + name + "' is not a dataset format (swe-bench, swe-bench-lite, swe-bench-verified,"
-                    + " swe-bench-multilingual, swe-gym, swe-smith, swe-polybench)");
+                    + " swe-bench-multilingual, swe-gym, swe-smith, swe-polybench, multi-swe-bench)");
         };
     }
 
@@ -45,7 +56,8 @@ public enum DatasetFormat {
     }
 
     /** The task for {@code row}. */
-    public ObjectNode map(ObjectNode row, RepoSpecs specs) throws Unmappable {
+    public ObjectNode map(ObjectNode shipped, RepoSpecs specs) throws Unmappable {
+        ObjectNode row = this == MULTI_SWE_BENCH ? MultiSweBench.asSweBench(shipped) : shipped;
         ObjectNode task = row.deepCopy();
         List<String> f2p = tests(row, failToPass);
         List<String> p2p = tests(row, passToPass);
@@ -72,6 +84,31 @@ public enum DatasetFormat {
             task.put("spec", spec.from());
         }
         return task;
+    }
+
+    /**
+     * The container image the dataset publishes for the instance {@code task} came from, with its
+     * working directory (null: the image's own): SWE-bench's harness names instance images
+     * {@code swebench/sweb.eval.x86_64.<instance_id>} lower-cased with {@code __} spelled
+     * {@code _1776_}, repository at /testbed; SWE-PolyBench's README pulls
+     * {@code ghcr.io/timesler/swe-polybench.eval.x86_64.<instance_id>:v1.1}; Multi-SWE-bench's
+     * harness names {@code mswebench/<org>_m_<repo>:pr-<number>} with the repository at
+     * /home/&lt;repo&gt;.
+     */
+    public ObjectNode image(ObjectNode task) {
+        String id = task.path("instance_id").asText();
+        ObjectNode ws = DatasetFile.JSON.createObjectNode().put("type", "image");
+        switch (this) {
+            case SWE_BENCH -> ws.put("image", "swebench/sweb.eval.x86_64." + id.toLowerCase().replace("__", "_1776_") + ":latest").put("workdir", "/testbed");
+            case SWE_POLYBENCH -> ws.put("image", "ghcr.io/timesler/swe-polybench.eval.x86_64." + id.toLowerCase() + ":v1.1");
+            case MULTI_SWE_BENCH -> {
+                String name = task.path("repo").asText();
+                name = name.substring(name.indexOf('/') + 1);
+                ws.put("image", ("mswebench/" + task.path("org").asText() + "_m_" + name).toLowerCase() + ":pr-" + task.path("number").asText())
+                        .put("workdir", "/home/" + name);
+            }
+        }
+        return ws;
     }
 
     private static List<String> tests(ObjectNode row, String field) throws Unmappable {

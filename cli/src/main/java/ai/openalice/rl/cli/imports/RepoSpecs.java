@@ -75,7 +75,12 @@ public final class RepoSpecs {
                 .replace("{tests}", tests.stream().map(RepoSpecs::quote).collect(Collectors.joining(" ")));
     }
 
-    /** The class of a JUnit test id, however spelled: {@code pkg.Class#m}, {@code pkg.Class.m}, {@code Class::m}; parameters dropped. */
+    /**
+     * The class of a JUnit test id, however spelled: {@code pkg.Class#m}, {@code pkg.Class.m},
+     * {@code Class::m}; parameters dropped. An id whose last part starts with a capital letter is a
+     * class already ({@code pkg.Class}, as Multi-SWE-bench lists Java tests): Java's naming
+     * conventions tell a class from a method.
+     */
     static String testClass(String id) {
         String t = id.contains("[") ? id.substring(0, id.indexOf('[')) : id;
         t = t.contains("(") ? t.substring(0, t.indexOf('(')) : t;
@@ -84,7 +89,7 @@ public final class RepoSpecs {
             return t.substring(0, hash);
         }
         int dot = t.lastIndexOf('.');
-        return dot > 0 ? t.substring(0, dot) : t;
+        return dot > 0 && !Character.isUpperCase(t.charAt(dot + 1)) ? t.substring(0, dot) : t;
     }
 
     private static String quote(String s) {

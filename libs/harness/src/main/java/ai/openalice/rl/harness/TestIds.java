@@ -13,6 +13,11 @@ import java.util.Map;
  * otherwise ids compare with {@code #} and {@code ::} read as {@code .}, whole or as the unique
  * report id that ends with the listed one at a {@code .} boundary (a listed id without its
  * package). An ambiguous suffix (two classes of that name in different packages) matches nothing.
+ *
+ * <p>A listed id that names a whole test class ({@code pkg.Class}, as Multi-SWE-bench's Java
+ * datasets list their tests) stands for every reported test of that class, judged as
+ * Multi-SWE-bench's Maven log parser judges a class from Surefire's summary line: failed when any
+ * of its tests failed or erred, skipped when all were skipped, passed otherwise.
  */
 final class TestIds {
     private final Map<String, TestStatus> exact;
@@ -47,6 +52,25 @@ final class TestIds {
             return exact.get(same);
         }
         List<String> ending = bySuffix.get(c);
-        return ending != null && ending.size() == 1 ? exact.get(ending.getFirst()) : TestStatus.MISSING;
+        return ending != null && ending.size() == 1 ? exact.get(ending.getFirst()) : wholeClass(c);
+    }
+
+    /** The outcome of every reported test of class {@code c} together; {@link TestStatus#MISSING} when none was reported. */
+    private TestStatus wholeClass(String c) {
+        String prefix = c + ".";
+        boolean any = false;
+        boolean allSkipped = true;
+        for (var e : canonical.entrySet()) {
+            if (!e.getKey().startsWith(prefix)) {
+                continue;
+            }
+            TestStatus s = exact.get(e.getValue());
+            if (s == TestStatus.FAILED || s == TestStatus.ERROR) {
+                return TestStatus.FAILED;
+            }
+            any = true;
+            allSkipped &= s == TestStatus.SKIPPED;
+        }
+        return !any ? TestStatus.MISSING : allSkipped ? TestStatus.SKIPPED : TestStatus.PASSED;
     }
 }

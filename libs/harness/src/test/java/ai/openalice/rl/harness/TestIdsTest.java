@@ -13,7 +13,10 @@ class TestIdsTest {
             "com.acme.json.ParserTest#rejectsTrailingComma", TestStatus.FAILED,
             "com.acme.util.Strings#trim", TestStatus.PASSED,
             "com.acme.other.Strings#trim", TestStatus.FAILED,
-            "tests/test_io.py::TestRead::test_empty", TestStatus.PASSED));
+            "tests/test_io.py::TestRead::test_empty", TestStatus.PASSED,
+            "com.acme.io.ReaderTest#empty", TestStatus.PASSED,
+            "com.acme.io.ReaderTest#ignored", TestStatus.SKIPPED,
+            "com.acme.io.WriterTest#ignored", TestStatus.SKIPPED));
 
     @Test
     void spellingsOfOneTestMatch() {
@@ -30,5 +33,14 @@ class TestIdsTest {
         assertEquals(TestStatus.PASSED, REPORT.outcome("util.Strings.trim"), "a longer suffix decides");
         assertEquals(TestStatus.MISSING, REPORT.outcome("ParserTest.parsesUndefined"));
         assertEquals(TestStatus.MISSING, REPORT.outcome("serTest.parsesNull"), "suffixes start at a dot");
+    }
+
+    @Test
+    void aListedClassStandsForAllItsTests() {
+        assertEquals(TestStatus.FAILED, REPORT.outcome("com.acme.json.ParserTest"), "one of its two tests failed");
+        assertEquals(TestStatus.PASSED, REPORT.outcome("com.acme.io.ReaderTest"), "one passed, one skipped");
+        assertEquals(TestStatus.SKIPPED, REPORT.outcome("com.acme.io.WriterTest"), "all skipped");
+        assertEquals(TestStatus.MISSING, REPORT.outcome("com.acme.io.Reader"), "a class name is not a prefix of another");
+        assertEquals(TestStatus.MISSING, REPORT.outcome("com.acme.io.StreamTest"), "no test of the class ran");
     }
 }
