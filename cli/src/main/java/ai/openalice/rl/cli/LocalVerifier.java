@@ -21,6 +21,10 @@ final class LocalVerifier {
     @Option(names = "--maven-home", paramLabel = "DIR", description = "A Maven 3.9+ installation used inside the sandbox.")
     Path mavenHome;
 
+    @Option(names = "--npm-cache", paramLabel = "DIR",
+            description = "An npm cache (npm install --cache DIR fills it) for offline JavaScript builds (readable by sandbox users).")
+    Path npmCache;
+
     @Option(names = "--reruns", defaultValue = "0", description = "Extra runs when a listed test fails (flaky detection).")
     int reruns;
 
@@ -32,7 +36,8 @@ final class LocalVerifier {
 
     /** The harness's options; an {@link IllegalArgumentException} for an unknown flaky rule. */
     VerifierOptions options() {
-        return VerifierOptions.defaults().withReruns(reruns, FlakyRule.of(flakyRule)).withMaven(mavenRepo, mavenHome).withMirrors(mirrors);
+        return VerifierOptions.defaults().withReruns(reruns, FlakyRule.of(flakyRule)).withMaven(mavenRepo, mavenHome).withMirrors(mirrors)
+                .withNpmCache(npmCache);
     }
 
     /** Runs {@code work} with a harness on fresh local sandboxes, closed after. */

@@ -22,10 +22,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Real instances of two real Java repositories (FasterXML's jackson-core #1142 and
- * jackson-dataformat-xml #638, from Multi-SWE-bench's Java set) imported unchanged by
- * {@code tasks import --from multi-swe-bench} and verified offline in local sandboxes with the JDK
- * and Maven the project provides: the gold patch resolves, the test patch alone does not, and
- * SWE-agent's published predictions for both get the verdicts Multi-SWE-bench published for them.
+ * jackson-dataformat-xml #638, from Multi-SWE-bench's Java set) and one JavaScript repository
+ * (expressjs/express #5555, from its JavaScript set) imported by
+ * {@code tasks import --from multi-swe-bench} and verified offline in local sandboxes with the JDK,
+ * Maven and npm cache the project provides: the gold patch resolves, the test patch alone does not,
+ * and SWE-agent's published predictions for the Java instances get the verdicts published for them.
  * The rows, repositories (shallow git bundles) and predictions are under
  * examples/datasets/multi-swe-bench, with where each came from in its README.
  */
@@ -36,9 +37,11 @@ class RealInstancesTest {
     static final Path HOME = Path.of("/tmp", "alice-rl-real-instances");
     /** Kept between runs: Maven Central is reached once to fill it, the sandboxes then build offline. */
     static final Path M2 = Path.of("/tmp", "alice-rl-real-instances-m2");
+    static final Path NPM = Path.of("/tmp", "alice-rl-real-instances-npm");
     static final Map<String, String> BASES = Map.of(
             "fasterxml__jackson-core", "f1dc3c512d211ae3e14fb59af231caebf037d510",
-            "fasterxml__jackson-dataformat-xml", "ac00d648e9b424f4b6c4d7aaaa23abf50adc1b5a");
+            "fasterxml__jackson-dataformat-xml", "ac00d648e9b424f4b6c4d7aaaa23abf50adc1b5a",
+            "expressjs__express", "a1fa90fcea7d8e844e1c9938ad095d62669c3abd");
 
     static Path tasks;
 
@@ -56,9 +59,9 @@ class RealInstancesTest {
         var r = cli("tasks", "import", "--from", "multi-swe-bench", DATA.resolve("rows.jsonl").toString(), "--out", tasks.toString());
         assertEquals(0, r.exit, r.out);
         for (String line : Files.readAllLines(tasks)) {
-            fillMavenCache(M.readTree(line));
+            fillCaches(M.readTree(line));
         }
-        run(List.of("chmod", "-R", "a+rX", HOME.toString(), M2.toString()), Path.of("/"), Map.of());
+        run(List.of("chmod", "-R", "a+rX", HOME.toString(), M2.toString(), NPM.toString()), Path.of("/"), Map.of());
     }
 
     /** A bare mirror from the shallow bundle: its one commit is the base, marked as the shallow boundary. */
@@ -71,24 +74,30 @@ class RealInstancesTest {
     }
 
     /** Runs the imported task's own test command once on the host, gold and test patches applied, so that its dependencies are cached. */
-    private static void fillMavenCache(JsonNode task) throws Exception {
+    private static void fillCaches(JsonNode task) throws Exception {
         Path work = HOME.resolve("prepare").resolve(task.get("instance_id").asText());
         run(List.of("git", "clone", "-q", HOME.resolve("mirrors").resolve(task.get("repo").asText().replace("/", "__")).toString(), work.toString()), HOME, Map.of());
         run(List.of("git", "checkout", "-q", task.get("base_commit").asText()), work, Map.of());
         Files.writeString(work.resolve("gold.diff"), task.get("patch").asText() + task.get("test_patch").asText());
         run(List.of("git", "apply", "gold.diff"), work, Map.of());
-        var jdk = Toolchains.scan(Path.of("/usr/lib/jvm")).java(task.get("toolchain").get("java").asInt()).orElseThrow().jdk();
-        run(List.of("bash", "-c", task.get("test_command").asText()), work, Map.of(
-                "PATH", HOME.resolve("maven/bin") + ":" + System.getenv("PATH"), "JAVA_HOME", jdk.home().toString(),
-                "MAVEN_OPTS", "-Dmaven.repo.local=" + M2, "MAVEN_ARGS", "-B"));
+        var env = new java.util.HashMap<>(Map.of("PATH", HOME.resolve("maven/bin") + ":" + System.getenv("PATH"),
+                "MAVEN_OPTS", "-Dmaven.repo.local=" + M2, "MAVEN_ARGS", "-B", "npm_config_cache", NPM.toString()));
+        if (task.has("toolchain")) {
+            env.put("JAVA_HOME", Toolchains.scan(Path.of("/usr/lib/jvm")).java(task.get("toolchain").get("java").asInt()).orElseThrow().jdk().home().toString());
+        }
+        run(List.of("bash", "-c", task.get("test_command").asText()), work, env);
     }
 
     @Test
     void goldResolvesAndTheTestPatchAloneDoesNot() throws Exception {
-        for (String id : List.of("fasterxml__jackson-core-1142", "fasterxml__jackson-dataformat-xml-638")) {
+        for (String id : List.of("fasterxml__jackson-core-1142", "fasterxml__jackson-dataformat-xml-638", "expressjs__express-5555")) {
             JsonNode gold = verify(id, "--gold");
             assertEquals("resolved", gold.get("status").asText(), gold.toPrettyString());
-            assertTrue(gold.get("toolchain").asText().startsWith("java 17 at "), "Java 8 asked, the nearest newer JDK here: " + gold);
+            if (id.startsWith("fasterxml")) {
+                assertTrue(gold.get("toolchain").asText().startsWith("java 17 at "), "Java 8 asked, the nearest newer JDK here: " + gold);
+            } else {
+                assertEquals(3, gold.get("pass_to_pass").size(), "the listed mocha tests, by title: " + gold);
+            }
             JsonNode empty = verify(id, "--empty");
             assertEquals("unresolved", empty.get("status").asText(), empty.toPrettyString());
             assertTrue(empty.get("fail_to_pass").elements().next().asText().matches("failed|error"),
@@ -104,7 +113,7 @@ class RealInstancesTest {
                 Path report = HOME.resolve(preds.getFileName() + ".report.json");
                 var r = cli("eval", "--tasks", tasks.toString(), "--predictions", preds.toString(), "--report", report.toString(),
                         "--mirrors", HOME.resolve("mirrors").toString(), "--maven-repo", M2.toString(), "--maven-home", HOME.resolve("maven").toString(),
-                        "--sandbox-root", HOME.resolve("sandboxes").toString());
+                        "--npm-cache", NPM.toString(), "--sandbox-root", HOME.resolve("sandboxes").toString());
                 assertEquals(0, r.exit, r.out);
                 var expected = new TreeSet<String>();
                 for (String line : Files.readAllLines(preds)) {
@@ -122,7 +131,8 @@ class RealInstancesTest {
 
     private static JsonNode verify(String id, String which) throws IOException {
         var r = cli("verify", "--task", tasks.toString(), "--instance", id, which, "--mirrors", HOME.resolve("mirrors").toString(),
-                "--maven-repo", M2.toString(), "--maven-home", HOME.resolve("maven").toString(), "--sandbox-root", HOME.resolve("sandboxes").toString());
+                "--maven-repo", M2.toString(), "--maven-home", HOME.resolve("maven").toString(), "--npm-cache", NPM.toString(),
+                "--sandbox-root", HOME.resolve("sandboxes").toString());
         return M.readTree(r.out);
     }
 

@@ -69,7 +69,8 @@ public enum DatasetFormat {
             all.addAll(p2p);
             String repo = row.path("repo").asText(null);
             String version = row.hasNonNull("version") ? row.get("version").asText() : null;
-            var spec = specs.resolve(repo, version, row.path("language").asText(null), all)
+            var testFiles = ai.openalice.rl.harness.PatchPaths.of(row.path("test_patch").asText(""));
+            var spec = specs.resolve(repo, version, row.path("language").asText(null), all, testFiles)
                     .orElseThrow(() -> new Unmappable("test_command", "the row has none, and the repository spec table has no entry for repo '" + repo
                             + "'" + (row.has("language") ? " or language '" + row.path("language").asText() + "'" : "") + " (add one with --specs)"));
             if (!hasText(row, "test_command")) {

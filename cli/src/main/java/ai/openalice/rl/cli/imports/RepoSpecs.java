@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -35,8 +36,11 @@ public final class RepoSpecs {
     /** What runs a task's tests: the command (placeholders filled), its report, the toolchain it needs (null: any). */
     public record Resolved(String testCommand, JsonNode testReport, String from, JsonNode toolchain) {}
 
-    /** The spec for {@code repo} at {@code version} (or the {@code language}'s default), filled for the listed tests; empty when none applies. */
-    public Optional<Resolved> resolve(String repo, String version, String language, List<String> tests) {
+    /**
+     * The spec for {@code repo} at {@code version} (or the {@code language}'s default), filled for
+     * the listed tests and the files the task's test patch touches; empty when none applies.
+     */
+    public Optional<Resolved> resolve(String repo, String version, String language, List<String> tests, Collection<String> testFiles) {
         JsonNode r = table.path("repos").path(repo == null ? "" : repo);
         JsonNode spec = version != null && r.path("versions").has(version) ? merged(r.path("default"), r.path("versions").path(version)) : r.path("default");
         String from = "repos." + repo + (version != null && r.path("versions").has(version) ? ".versions." + version : ".default");
@@ -55,7 +59,7 @@ public final class RepoSpecs {
         }
         var pre = new StringBuilder();
         spec.path("pre_test").forEach(c -> pre.append(c.asText()).append(" && "));
-        return Optional.of(new Resolved(pre + fill(command, tests), report, from, spec.get("toolchain")));
+        return Optional.of(new Resolved(pre + fill(command, tests, testFiles), report, from, spec.get("toolchain")));
     }
 
     private static JsonNode merged(JsonNode base, JsonNode over) {
@@ -64,15 +68,19 @@ public final class RepoSpecs {
         return out;
     }
 
-    /** {@code {test_classes}}: the tests' classes; {@code {tests}}: the ids, quoted; {@code {gradle_tests}}: --tests per class. */
-    static String fill(String template, List<String> tests) {
+    /**
+     * {@code {test_classes}}: the tests' classes; {@code {tests}}: the ids, quoted;
+     * {@code {gradle_tests}}: --tests per class; {@code {test_files}}: the test patch's files, quoted.
+     */
+    static String fill(String template, List<String> tests, Collection<String> testFiles) {
         var classes = new LinkedHashSet<String>();
         for (String t : tests) {
             classes.add(testClass(t));
         }
         return template.replace("{test_classes}", String.join(",", classes))
                 .replace("{gradle_tests}", classes.stream().map(c -> "--tests " + c).collect(Collectors.joining(" ")))
-                .replace("{tests}", tests.stream().map(RepoSpecs::quote).collect(Collectors.joining(" ")));
+                .replace("{tests}", tests.stream().map(RepoSpecs::quote).collect(Collectors.joining(" ")))
+                .replace("{test_files}", testFiles.stream().sorted().map(RepoSpecs::quote).collect(Collectors.joining(" ")));
     }
 
     /**

@@ -30,6 +30,7 @@ import java.util.Set;
 public final class Harness {
     private static final Duration STEP = Duration.ofMinutes(2);
     private static final String WORK = ".alice-rl-verify";
+    private static final String NPM_CACHE = "/tmp/npm-cache";
 
     private final SandboxProvider sandboxes;
     private final VerifierOptions options;
@@ -80,7 +81,7 @@ public final class Harness {
                 }
             }
             var runs = new ArrayList<Map<String, TestStatus>>();
-            TestRun first = TestRun.execute(s, task);
+            TestRun first = TestRun.execute(s, task, setup());
             if (first.timedOut()) {
                 return verdict(task, VerificationStatus.TIMED_OUT, first.results(), List.of(first.results()), 1, start,
                         "the test command ran past " + task.limits().testTimeoutS() + " s", first.tail(8000), first.exitCode(), Verdict.Cause.TIMEOUT);
@@ -91,7 +92,7 @@ public final class Harness {
             }
             runs.add(first.results());
             for (int i = 0; i < options.rerunFailures() && !allPassed(combine(task, runs).results()); i++) {
-                TestRun again = TestRun.execute(s, task);
+                TestRun again = TestRun.execute(s, task, setup());
                 if (again.timedOut()) {
                     break;
                 }
@@ -111,6 +112,16 @@ public final class Harness {
         } catch (IllegalArgumentException e) {
             return infra(task, start, "bad task: " + e.getMessage());
         }
+    }
+
+    /**
+     * What runs before the test command, in its shell (each command gets a fresh /tmp): npm reads
+     * its cache only where it may also write (an offline install from a read-only cache fails
+     * ENOTCACHED), so the mounted one is copied; a failed copy exits 126, which reads as an
+     * infrastructure error, never as the patch's.
+     */
+    private String setup() {
+        return options.npmCache() == null ? null : "[ -d " + NPM_CACHE + " ] || cp -r /npm-cache " + NPM_CACHE + " || exit 126";
     }
 
     private SandboxSpec spec(Task task, Toolchains.Choice jdk) {
@@ -136,6 +147,11 @@ public final class Harness {
         if (options.mavenHome() != null) {
             mounts.add(new SandboxSpec.ReadOnlyMount(options.mavenHome(), "/opt/maven"));
             env.put("PATH", "/opt/maven/bin:" + path);
+        }
+        if (options.npmCache() != null) {
+            mounts.add(new SandboxSpec.ReadOnlyMount(options.npmCache(), "/npm-cache"));
+            env.putAll(Map.of("npm_config_cache", NPM_CACHE, "npm_config_offline", "true", "npm_config_audit", "false",
+                    "npm_config_fund", "false", "npm_config_update_notifier", "false"));
         }
         return SandboxSpec.of(WorkspaceSource.of(task.workspace(), options.mirrors())).withLimits(options.limits()).withEnv(env)
                 .withMounts(mounts).withLabels(Map.of("task", task.instanceId(), "purpose", "verify"));

@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
 record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, String output) {
     private static final Pattern SAFE_GLOB = Pattern.compile("^[A-Za-z0-9_./*?\\-\\[\\]]+$");
 
-    static TestRun execute(Sandbox s, Task task) {
+    /** Runs the task's test command after {@code setup} (shell lines, null for none) in the same shell. */
+    static TestRun execute(Sandbox s, Task task, String setup) {
         TestReportSpec report = task.testReport();
         String glob = report instanceof TestReportSpec.JunitXml j ? j.path() : null;
         if (glob != null) {
@@ -30,7 +31,8 @@ record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, 
             // Stale or planted reports (an agent could commit a passing TEST-*.xml) never count.
             s.exec("shopt -s globstar nullglob; rm -f -- " + glob, Duration.ofMinutes(1));
         }
-        ExecResult r = s.exec(task.testCommand(), Duration.ofSeconds(task.limits().testTimeoutS()));
+        String command = setup == null ? task.testCommand() : setup + "\n" + task.testCommand();
+        ExecResult r = s.exec(command, Duration.ofSeconds(task.limits().testTimeoutS()));
         String output = r.stdout() + "\n" + r.stderr();
         List<String> files = new ArrayList<>();
         if (glob != null) {

@@ -30,6 +30,9 @@ public interface VerifierConfig {
     /** Maven 3.9+ installation used inside sandboxes. */
     Optional<Path> mavenHome();
 
+    /** An npm cache mounted read-only in sandboxes (copied to a writable one there) for offline JavaScript builds. */
+    Optional<Path> npmCache();
+
     /** Where local sandboxes live. */
     @WithDefault("/tmp/alice-rl-verifier-sandboxes")
     Path sandboxRoot();

@@ -28,7 +28,7 @@ public class HarnessProducer {
     @Singleton
     Harness harness(LocalSandboxProvider sandboxes, VerifierConfig config) {
         var options = VerifierOptions.defaults().withReruns(config.reruns(), config.flakyRule())
-                .withMaven(config.mavenRepository().orElse(null), config.mavenHome().orElse(null))
+                .withMaven(config.mavenRepository().orElse(null), config.mavenHome().orElse(null)).withNpmCache(config.npmCache().orElse(null))
                 .withMirrors(config.mirrors().orElse(null));
         return new Harness(sandboxes, options);
     }
