@@ -133,6 +133,7 @@ final class EvalCommand implements Callable<Integer> {
         var list = new java.util.ArrayList<ai.openalice.rl.events.task.Task>();
         try {
             preds = PredictionsEval.read(predictions);
+            verifier.options(); // a folder sandboxes cannot read is bad input, said before any verification
             for (TaskReader.Line line : TaskReader.read(tasks)) {
                 switch (line) {
                     case TaskReader.Line.Valid v -> list.add(v.task());

@@ -29,7 +29,7 @@ final class ImportCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--from", required = true, paramLabel = "FORMAT",
-            description = "swe-bench, swe-bench-lite, swe-bench-verified, swe-bench-multilingual, swe-gym, swe-smith, swe-polybench or multi-swe-bench.")
+            description = "swe-bench, swe-bench-lite, swe-bench-verified, swe-bench-multilingual, swe-gym, swe-smith, swe-polybench, multi-swe-bench or swe-rebench.")
     String from;
 
     @Option(names = "--workspace", defaultValue = "mirror", paramLabel = "mirror|image",

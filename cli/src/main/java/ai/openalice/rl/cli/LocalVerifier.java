@@ -34,8 +34,17 @@ final class LocalVerifier {
     @Option(names = "--sandbox-root", paramLabel = "DIR", description = "Where sandboxes live (default: the system temp dir).")
     Path sandboxRoot;
 
-    /** The harness's options; an {@link IllegalArgumentException} for an unknown flaky rule. */
+    /** The harness's options; an {@link IllegalArgumentException} for an unknown flaky rule or a mounted folder sandbox users cannot read. */
     VerifierOptions options() {
+        var mounted = new java.util.LinkedHashMap<String, Path>();
+        mounted.put("--mirrors", mirrors);
+        mounted.put("--maven-repo", mavenRepo);
+        mounted.put("--maven-home", mavenHome);
+        mounted.put("--npm-cache", npmCache);
+        var problems = ai.openalice.rl.harness.SandboxReadable.problems(mounted);
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("\n", problems));
+        }
         return VerifierOptions.defaults().withReruns(reruns, FlakyRule.of(flakyRule)).withMaven(mavenRepo, mavenHome).withMirrors(mirrors)
                 .withNpmCache(npmCache);
     }

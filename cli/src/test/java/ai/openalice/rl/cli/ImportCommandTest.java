@@ -167,4 +167,24 @@ class ImportCommandTest {
                 ai.openalice.rl.cli.imports.DatasetFormat.SWE_POLYBENCH.image(task).get("image").asText());
         assertTrue(ai.openalice.rl.cli.imports.DatasetFormat.SWE_POLYBENCH.image(task).get("workdir") == null, "the image's own working directory");
     }
+
+    @Test
+    void sweRebenchRowsRunTheirOwnTestCommand() throws Exception {
+        var row = (com.fasterxml.jackson.databind.node.ObjectNode) M.readTree(sweBenchRow("acme__py-3", "acme/py", "[\"tests/test_x.py::test_a\"]"));
+        row.put("install_config", "{\"test_cmd\": \"pytest --no-header -rA tests/test_x.py\", \"log_parser\": \"parse_log_pytest_v2\", \"install\": \"pip install -e .\"}");
+        row.put("image_name", "swerebench/sweb.eval.x86_64.acme_1776_py-3");
+        var elixir = row.deepCopy().put("instance_id", "acme__py-4");
+        elixir.putObject("install_config").put("test_cmd", "mix test").put("log_parser", "parse_log_elixir");
+        Path in = dir.resolve("rebench.jsonl");
+        Files.write(in, List.of(M.writeValueAsString(row), M.writeValueAsString(elixir)));
+        Path out = dir.resolve("rebench-tasks.jsonl");
+        var r = run("tasks", "import", "--from", "swe-rebench", in.toString(), "--out", out.toString(), "--workspace", "image");
+        assertEquals(TasksCommand.SOME_REJECTED, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains(in + ":2: install_config.log_parser: 'parse_log_elixir' has no alice-rl counterpart"), r.out());
+        JsonNode task = M.readTree(Files.readAllLines(out).getFirst());
+        assertEquals("pytest --no-header -rA tests/test_x.py", task.get("test_command").asText(), "the row's own command, not a spec's");
+        assertEquals("pytest", task.get("test_report").get("format").asText());
+        assertTrue(task.get("spec") == null, "no spec table entry was needed");
+        assertEquals("swerebench/sweb.eval.x86_64.acme_1776_py-3", task.get("workspace").get("image").asText());
+    }
 }

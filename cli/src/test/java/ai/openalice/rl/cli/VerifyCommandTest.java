@@ -64,4 +64,16 @@ class VerifyCommandTest {
         assertEquals(2, both.exit());
         assertTrue(both.err().contains("mutually exclusive"), both.err());
     }
+
+    @Test
+    void aMavenRepositorySandboxUsersCannotReachIsBadInput() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid")),
+                "only as root do sandboxes run under uids of their own");
+        Path home = Files.createTempDirectory(Path.of("/tmp"), "alice-rl-home-");
+        Path repo = Files.createDirectories(home.resolve(".m2/repository"));
+        Files.setPosixFilePermissions(home, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        var r = run("verify", "--task", TASKS.toString(), "--instance", "example__calc-1", "--gold", "--maven-repo", repo.toString());
+        assertEquals(VerifyCommand.BAD_INPUT, r.exit(), r.out());
+        assertTrue(r.err().startsWith("--maven-repo " + repo + ": sandbox users cannot reach it: " + home + " is rwx------"), r.err());
+    }
 }

@@ -24,7 +24,12 @@ public enum DatasetFormat {
      * passing) and {@code n2p_tests} (absent, then passing) must pass, {@code p2p_tests} must stay
      * passing.
      */
-    MULTI_SWE_BENCH("FAIL_TO_PASS", "PASS_TO_PASS");
+    MULTI_SWE_BENCH("FAIL_TO_PASS", "PASS_TO_PASS"),
+    /**
+     * SWE-rebench (and its V2): SWE-bench's schema plus {@code install_config} ({@code test_cmd},
+     * {@code log_parser}) and {@code image_name}, the instance's published image.
+     */
+    SWE_REBENCH("FAIL_TO_PASS", "PASS_TO_PASS");
 
     private final String failToPass;
     private final String passToPass;
@@ -40,8 +45,9 @@ public enum DatasetFormat {
             case "swe-bench", "swe-bench-lite", "swe-bench-verified", "swe-bench-multilingual", "swe-gym", "swe-smith" -> SWE_BENCH;
             case "swe-polybench" -> SWE_POLYBENCH;
             case "multi-swe-bench" -> MULTI_SWE_BENCH;
+            case "swe-rebench" -> SWE_REBENCH;
             default -> throw new IllegalArgumentException("--from: '" + name + "' is not a dataset format (swe-bench, swe-bench-lite, swe-bench-verified,"
-                    + " swe-bench-multilingual, swe-gym, swe-smith, swe-polybench, multi-swe-bench)");
+                    + " swe-bench-multilingual, swe-gym, swe-smith, swe-polybench, multi-swe-bench, swe-rebench)");
         };
     }
 
@@ -64,7 +70,10 @@ public enum DatasetFormat {
         task.remove(List.of(failToPass, passToPass));
         task.set("FAIL_TO_PASS", array(f2p));
         task.set("PASS_TO_PASS", array(p2p));
-        if (!hasText(row, "test_command") || !row.has("test_report")) {
+        if (this == SWE_REBENCH) {
+            SweRebench.fromInstallConfig(row, task);
+        }
+        if (!hasText(task, "test_command") || !task.has("test_report")) {
             var all = new ArrayList<>(f2p);
             all.addAll(p2p);
             String repo = row.path("repo").asText(null);
@@ -73,10 +82,10 @@ public enum DatasetFormat {
             var spec = specs.resolve(repo, version, row.path("language").asText(null), all, testFiles)
                     .orElseThrow(() -> new Unmappable("test_command", "the row has none, and the repository spec table has no entry for repo '" + repo
                             + "'" + (row.has("language") ? " or language '" + row.path("language").asText() + "'" : "") + " (add one with --specs)"));
-            if (!hasText(row, "test_command")) {
+            if (!hasText(task, "test_command")) {
                 task.put("test_command", spec.testCommand());
             }
-            if (!row.has("test_report")) {
+            if (!task.has("test_report")) {
                 task.set("test_report", spec.testReport());
             }
             if (!row.has("toolchain") && spec.toolchain() != null) {
@@ -94,7 +103,8 @@ public enum DatasetFormat {
      * {@code _1776_}, repository at /testbed; SWE-PolyBench's README pulls
      * {@code ghcr.io/timesler/swe-polybench.eval.x86_64.<instance_id>:v1.1}; Multi-SWE-bench's
      * harness names {@code mswebench/<org>_m_<repo>:pr-<number>} with the repository at
-     * /home/&lt;repo&gt;.
+     * /home/&lt;repo&gt;; SWE-rebench rows name theirs in {@code image_name} (the image's own
+     * workdir, /&lt;repo name&gt;).
      */
     public ObjectNode image(ObjectNode task) {
         String id = task.path("instance_id").asText();
@@ -102,6 +112,7 @@ public enum DatasetFormat {
         switch (this) {
             case SWE_BENCH -> ws.put("image", "swebench/sweb.eval.x86_64." + id.toLowerCase().replace("__", "_1776_") + ":latest").put("workdir", "/testbed");
             case SWE_POLYBENCH -> ws.put("image", "ghcr.io/timesler/swe-polybench.eval.x86_64." + id.toLowerCase() + ":v1.1");
+            case SWE_REBENCH -> ws.put("image", task.path("image_name").asText(""));
             case MULTI_SWE_BENCH -> {
                 String name = task.path("repo").asText();
                 name = name.substring(name.indexOf('/') + 1);
