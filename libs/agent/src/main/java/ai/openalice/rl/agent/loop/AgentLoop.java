@@ -10,6 +10,7 @@ import ai.openalice.rl.events.RolloutCompleted;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.Turn;
+import ai.openalice.rl.model.tokenizer.CompactChat;
 import ai.openalice.rl.model.tokenizer.Tokenizer;
 import ai.openalice.rl.policy.Completion;
 import ai.openalice.rl.policy.CompletionRequest;
@@ -84,11 +85,11 @@ public final class AgentLoop {
     public Episode run(AgentTask task, Sandbox sandbox, LoopConfig cfg) {
         long start = System.nanoTime();
         long deadline = start + cfg.episodeTimeout().toNanos();
-        var template = new ChatTemplate(tokenizer);
+        var template = new CompactChat(tokenizer);
         var ctx = new ToolContext(sandbox, cfg.toolTimeout(), cfg.toolTimeout().multipliedBy(2));
         var turns = new ArrayList<Turn>();
         int[] context = new int[0];
-        int[] delta = ChatTemplate.concat(template.system(systemPrompt(sandbox.workdir())), template.user(task.problemStatement()),
+        int[] delta = CompactChat.concat(template.system(systemPrompt(sandbox.workdir())), template.user(task.problemStatement()),
                 template.assistant());
         long policyNanos = 0;
         long toolNanos = 0;
@@ -105,7 +106,7 @@ public final class AgentLoop {
                 end = Termination.MAX_STEPS;
                 break;
             }
-            int[] prompt = ChatTemplate.concat(context, delta);
+            int[] prompt = CompactChat.concat(context, delta);
             if (prompt.length + cfg.maxTokensPerTurn() > cfg.maxContextTokens()) {
                 end = Termination.MAX_CONTEXT;
                 break;
@@ -147,11 +148,11 @@ public final class AgentLoop {
             String observation = cap(obs.text(), cfg.maxObservationChars());
             turns.add(new Turn(step, boxed(delta), boxed(c.tokens()), Arrays.stream(c.logprobs()).boxed().toList(), c.policyVersion(), action,
                     observation, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000));
-            context = ChatTemplate.concat(prompt, c.tokens());
+            context = CompactChat.concat(prompt, c.tokens());
             if (end == null && obs.terminal()) {
                 end = Termination.SUBMITTED;
             }
-            delta = ChatTemplate.concat(template.toolResult(observation), template.assistant());
+            delta = CompactChat.concat(template.toolResult(observation), template.assistant());
         }
         String patch = "";
         if (end != Termination.INFRA_ERROR) {

@@ -1,34 +1,57 @@
-package ai.openalice.rl.agent.loop;
+package ai.openalice.rl.model.tokenizer;
 
-import ai.openalice.rl.model.tokenizer.Tokenizer;
 import java.util.Arrays;
 import java.util.OptionalInt;
 
 /**
- * Lays out an episode's context in tokens: role markers are the tokenizer's special tokens when it
- * has them ({@code <|system|>}, {@code <|user|>}, {@code <|assistant|>}, {@code <|tool_result|>}),
- * plain-text headers otherwise.
+ * The built-in model's compact chat layout, in tokens: role markers are the tokenizer's special
+ * tokens when it has them ({@code <|system|>}, {@code <|user|>}, {@code <|assistant|>},
+ * {@code <|tool_result|>}), plain-text headers otherwise. The agent loop lays out episodes with it
+ * and the inference service's chat completions render messages with it, so both agree token for
+ * token.
  */
-final class ChatTemplate {
+public final class CompactChat {
     private final Tokenizer tokenizer;
 
-    ChatTemplate(Tokenizer tokenizer) {
+    public CompactChat(Tokenizer tokenizer) {
         this.tokenizer = tokenizer;
     }
 
-    int[] system(String text) {
+    /**
+     * A conversation ({@code role}, {@code content} pairs: system, user, assistant, tool) followed by
+     * the assistant's header, ready for the model to continue; an unknown role is an
+     * {@link IllegalArgumentException} naming it.
+     */
+    public int[] conversation(java.util.List<java.util.Map.Entry<String, String>> messages) {
+        var parts = new java.util.ArrayList<int[]>();
+        for (int i = 0; i < messages.size(); i++) {
+            String content = messages.get(i).getValue();
+            parts.add(switch (messages.get(i).getKey()) {
+                case "system", "developer" -> system(content);
+                case "user" -> user(content);
+                case "assistant" -> concat(assistant(), tokenizer.encode(content));
+                case "tool" -> toolResult(content);
+                default -> throw new IllegalArgumentException("messages[" + i + "].role must be system, user, assistant or tool, got '"
+                        + messages.get(i).getKey() + "'");
+            });
+        }
+        parts.add(assistant());
+        return concat(parts.toArray(int[][]::new));
+    }
+
+    public int[] system(String text) {
         return concat(header("<|system|>", "### system\n"), tokenizer.encode(text));
     }
 
-    int[] user(String text) {
+    public int[] user(String text) {
         return concat(header("<|user|>", "\n### user\n"), tokenizer.encode(text));
     }
 
-    int[] assistant() {
+    public int[] assistant() {
         return header("<|assistant|>", "\n### assistant\n");
     }
 
-    int[] toolResult(String text) {
+    public int[] toolResult(String text) {
         return concat(header("<|tool_result|>", "\n### tool result\n"), tokenizer.encode(text));
     }
 
@@ -37,7 +60,7 @@ final class ChatTemplate {
         return id.isPresent() ? new int[] {id.getAsInt()} : tokenizer.encode(text);
     }
 
-    static int[] concat(int[]... parts) {
+    public static int[] concat(int[]... parts) {
         int n = Arrays.stream(parts).mapToInt(p -> p.length).sum();
         int[] out = new int[n];
         int at = 0;
