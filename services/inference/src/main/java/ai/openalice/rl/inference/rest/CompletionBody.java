@@ -14,4 +14,6 @@ public record CompletionBody(
         Long seed,
         Integer logprobs,
         Integer n,
+        Boolean stream,
+        @JsonProperty("stream_options") JsonNode streamOptions,
         @JsonProperty("policy_version") Long policyVersion) {}
