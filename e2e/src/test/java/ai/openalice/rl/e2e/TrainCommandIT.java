@@ -17,7 +17,8 @@ import picocli.CommandLine;
  * {@code alice-rl train} with its embedded defaults, briefly: its own Kafka broker, the machine's
  * PostgreSQL, the six services as processes, a generated suite, one supervised warm-start step on
  * oracle trajectories, a minute of RL, a held-out probe, the report — and everything it started
- * stopped at the end. (Whether the policy learns is measured by long runs, not here.)
+ * stopped at the end; meanwhile every socket its processes listen on is a loopback one (what
+ * {@code ss -ltnp} would show). (Whether the policy learns is measured by long runs, not here.)
  */
 class TrainCommandIT {
     @Test
@@ -26,10 +27,27 @@ class TrainCommandIT {
         System.setProperty("alice.root", root.toString());
         Path state = Path.of("target", "train-it-" + System.nanoTime()).toAbsolutePath();
         var out = new StringWriter();
+        var sockets = new java.util.concurrent.ConcurrentHashMap<String, ListeningSockets.Socket>();
+        var watching = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread watcher = Thread.ofPlatform().daemon().start(() -> {
+            while (watching.get()) {
+                try {
+                    ListeningSockets.ofDescendants().forEach(k -> sockets.putIfAbsent(k.pid() + " " + k.address(), k));
+                    Thread.sleep(1000);
+                } catch (Exception e) {
+                    return;
+                }
+            }
+        });
         int exit = new CommandLine(new AliceRl()).setOut(new PrintWriter(out)).setErr(new PrintWriter(out)).execute("train", "--state", state.toString(),
                 "--tasks", "4", "--heldout", "2", "--group-size", "2", "--batch-groups", "1", "--warm-start-steps", "1", "--minutes", "1",
                 "--probe-every", "0", "--probe-k", "1");
+        watching.set(false);
+        watcher.join();
         assertEquals(0, exit, out.toString());
+        assertTrue(sockets.values().stream().allMatch(ListeningSockets.Socket::loopback), "listening beyond loopback: " + sockets.values());
+        long services = sockets.values().stream().map(ListeningSockets.Socket::pid).distinct().count();
+        assertTrue(services >= 7, "six services and the broker seen listening, on loopback: " + sockets.values());
         assertTrue(out.toString().contains("[train] warm start: 1 supervised steps"), out.toString());
         var metrics = Files.readAllLines(state.resolve("metrics.jsonl"));
         assertTrue(metrics.stream().anyMatch(l -> l.contains("\"phase\":\"sft\"")) && metrics.stream().anyMatch(l -> l.contains("\"phase\":\"rl\"")));

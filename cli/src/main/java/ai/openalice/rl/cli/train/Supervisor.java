@@ -28,6 +28,13 @@ public final class Supervisor implements AutoCloseable {
     private final Path logs;
     private final Path apps;
     private final List<String> common;
+    /**
+     * Where the services listen: loopback only. The embedded run needs nothing else, and on a laptop
+     * or a shared server any other address would hand task submission, evaluations and the policy
+     * to whoever can reach the machine.
+     */
+    static final String HOST = "127.0.0.1";
+
     private final Map<String, Integer> ports = new LinkedHashMap<>();
     private final Map<String, Process> processes = new LinkedHashMap<>();
     private final Map<String, List<String>> settings = new LinkedHashMap<>();
@@ -105,7 +112,7 @@ public final class Supervisor implements AutoCloseable {
         ports.put(service, port);
         Files.createDirectories(logs);
         var cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m", "-XX:+UseSerialGC",
-                "-Dquarkus.http.port=" + port));
+                "-Dquarkus.http.port=" + port, "-Dquarkus.http.host=" + HOST));
         cmd.addAll(common);
         cmd.addAll(settings);
         Path copy = apps.resolve(service);
