@@ -68,8 +68,8 @@ public final class Report {
             JsonNode c = EventCodec.mapper().readTree(infra.toFile());
             try (var conn = DriverManager.getConnection(c.get("jdbcUrl").asText(), c.get("user").asText(), c.get("password").asText());
                     var st = conn.createStatement();
-                    var rs = st.executeQuery("(SELECT task_id, r_exec, reward, trajectory::text FROM trainer.samples WHERE r_exec = 1 ORDER BY received_at DESC LIMIT 2)"
-                            + " UNION ALL (SELECT task_id, r_exec, reward, trajectory::text FROM trainer.samples WHERE r_exec = 0 ORDER BY received_at DESC LIMIT 2)")) {
+                    var rs = st.executeQuery("(SELECT task_id, r_exec, reward, trajectory::text FROM trainer.samples WHERE r_exec = 1 AND trajectory IS NOT NULL ORDER BY received_at DESC LIMIT 2)"
+                            + " UNION ALL (SELECT task_id, r_exec, reward, trajectory::text FROM trainer.samples WHERE r_exec = 0 AND trajectory IS NOT NULL ORDER BY received_at DESC LIMIT 2)")) {
                 html.append("<h2>Recent trajectories</h2>");
                 while (rs.next()) {
                     html.append("<h3>").append(esc(rs.getString(1))).append(" — r_exec ").append(rs.getInt(2)).append(", reward ")

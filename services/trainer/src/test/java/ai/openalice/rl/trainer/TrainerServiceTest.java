@@ -43,7 +43,8 @@ import org.junit.jupiter.api.Test;
  * every step, no staleness allowed): v0 at start; a partly solved group trained and an all-equal
  * one dropped; evaluation and stale groups never trained; an infrastructure failure outside the
  * baseline, its group trained at its deadline; redeliveries ignored; the ledger committed with
- * each checkpoint; an unreadable event in the dead-letter topic.
+ * each checkpoint; an unreadable event in the dead-letter topic; retention dropping the
+ * trajectories no step reads again while every ledger row stays.
  */
 @QuarkusTest
 @io.quarkus.test.common.QuarkusTestResource(FreshSchema.class)
@@ -61,6 +62,13 @@ class TrainerServiceTest {
 
     @Inject
     Pool pool;
+
+    @Inject
+    ai.openalice.rl.trainer.repository.TrainerStore store;
+
+    long withTrajectory() {
+        return pool.query("SELECT count(*) FROM trainer.samples WHERE trajectory IS NOT NULL").execute().await().atMost(WAIT).iterator().next().getLong(0);
+    }
 
     static void send(String topic, String key, byte[] value) throws Exception {
         try (var p = new KafkaProducer<String, byte[]>(TestStack.producerProperties())) {
@@ -210,5 +218,19 @@ class TrainerServiceTest {
         assertEquals(1, dlq.size());
         assertNotNull(dlq.getFirst().headers().lastHeader("dead-letter-reason"));
         assertTrue(new String(dlq.getFirst().headers().lastHeader("dead-letter-reason").value()).length() > 10);
+
+        // retention: 17 samples — step 1: A, C (4); dropped: B, E, S, hot (8); step 2: F (2 trained + 1 infra), H (2)
+        assertEquals(17, withTrajectory());
+        var soon = java.time.Instant.now().plusSeconds(5);
+        assertEquals(12, store.dropTrajectories(1, soon, 1000), "step 1's samples and the dropped groups'");
+        assertEquals(5, withTrajectory(), "step 2's stay");
+        assertEquals(2, store.dropTrajectories(2, soon, 2), "a batch is a batch");
+        assertEquals(3, store.dropTrajectories(2, soon, 1000), "F's infrastructure failure goes with its settled group");
+        assertEquals(0, store.dropTrajectories(2, soon, 1000));
+        assertEquals(1L, sampleStep(a1), "the ledger stays");
+        var ledger = pool.query("SELECT count(*), count(step), count(step) FILTER (WHERE reward IS NOT NULL) FROM trainer.samples").execute().await()
+                .atMost(WAIT).iterator().next();
+        assertEquals(List.of(17L, 8L, 8L), List.of(ledger.getLong(0), ledger.getLong(1), ledger.getLong(2)),
+                "every row stays; the 8 trained (A, C, F's two, H) with their step and reward");
     }
 }

@@ -74,6 +74,22 @@ public interface TrainerConfig {
     @WithDefault("100")
     int keepCheckpointEvery();
 
+    /**
+     * Retention of trajectories in the database: a trained sample keeps its trajectory for this many
+     * committed steps (for inspection and the report), then only its ledger row (rollout, group,
+     * step, reward). At least 0.
+     */
+    @WithDefault("20")
+    int keepTrajectorySteps();
+
+    /** How long the trajectories of a group dropped from training (all rewards equal, stale, evaluation…) are kept. */
+    @WithDefault("PT1H")
+    Duration keepDroppedTrajectories();
+
+    /** How often trajectories past retention are dropped (in batches of 1,000 rows). */
+    @WithDefault("PT1M")
+    Duration pruneEvery();
+
     /** The artifact store: checkpoints go to {@code <dir>/v<N>}. */
     @WithDefault("${user.home}/.alice-rl/artifacts/checkpoints")
     Path artifactDir();

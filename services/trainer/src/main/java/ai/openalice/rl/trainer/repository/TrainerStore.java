@@ -168,6 +168,25 @@ public class TrainerStore {
         });
     }
 
+    /**
+     * Drops the trajectories no step will read again — of samples trained at step
+     * {@code trainedUpTo} or before, of the untrained members (infrastructure failures) of groups
+     * settled by then, and of groups dropped before {@code droppedBefore} — at most
+     * {@code batch} rows, so that a long backlog never holds a long transaction; the ledger columns
+     * stay. How many were dropped.
+     */
+    public int dropTrajectories(long trainedUpTo, java.time.Instant droppedBefore, int batch) {
+        return pool.preparedQuery("""
+                UPDATE trainer.samples SET trajectory = NULL WHERE rollout_id IN (SELECT rollout_id FROM (
+                    (SELECT rollout_id FROM trainer.samples WHERE trajectory IS NOT NULL AND step IS NOT NULL AND step <= $1 LIMIT $3)
+                    UNION ALL
+                    (SELECT s.rollout_id FROM trainer.samples s JOIN trainer.groups g ON g.group_id = s.group_id
+                      WHERE s.trajectory IS NOT NULL AND s.step IS NULL
+                        AND ((g.state = 'dropped' AND g.first_seen < $2) OR (g.state = 'trained' AND g.settled_step <= $1)) LIMIT $3)) due LIMIT $3)
+                """).execute(Tuple.of(trainedUpTo, java.time.OffsetDateTime.ofInstant(droppedBefore, java.time.ZoneOffset.UTC),
+                batch)).await().atMost(DB).rowCount();
+    }
+
     /** Counts for {@code GET /status}. */
     public Map<String, Long> counts() {
         var out = new LinkedHashMap<String, Long>();
@@ -176,6 +195,8 @@ public class TrainerStore {
         Row s = pool.query("SELECT count(*) AS n, count(step) AS trained FROM trainer.samples").execute().await().atMost(DB).iterator().next();
         out.put("samples", s.getLong("n"));
         out.put("samples.trained", s.getLong("trained"));
+        out.put("samples.with_trajectory", pool.query("SELECT count(*) FROM trainer.samples WHERE trajectory IS NOT NULL").execute().await()
+                .atMost(DB).iterator().next().getLong(0));
         return out;
     }
 }
