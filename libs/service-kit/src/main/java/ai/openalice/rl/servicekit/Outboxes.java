@@ -12,7 +12,8 @@ import java.util.Map;
 
 /**
  * Where a service gets its outbox relay: one way for every service, with the shared settings
- * ({@link OutboxConfig}) and gauges of the table ({@code alice_outbox_rows{schema,state}}).
+ * ({@link OutboxConfig}), gauges of the table ({@code alice_outbox_rows{schema,state}}) and of every
+ * table of the service's schema ({@link TableSizes}).
  */
 @ApplicationScoped
 public class Outboxes {
@@ -32,6 +33,7 @@ public class Outboxes {
             Gauge.builder("alice_outbox_rows", () -> count(outbox, where)).tag("schema", outbox.schema()).tag("state", state)
                     .description("rows of the service's outbox table").register(metrics);
         }
+        new TableSizes(pool, outbox.schema(), Duration.ofSeconds(30), System::nanoTime).register(metrics);
         return new OutboxRelay(pool, outbox, emitters, config.keepSent(), config.pruneEvery());
     }
 

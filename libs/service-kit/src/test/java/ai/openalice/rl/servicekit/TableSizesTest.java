@@ -1,0 +1,53 @@
+package ai.openalice.rl.servicekit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.openalice.rl.testkit.TestStack;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Table gauges on the real database: every table of the schema gets its bytes and rows; a reading
+ * is reused until it is older than the refresh period, then taken again.
+ */
+class TableSizesTest {
+    static final String SCHEMA = "kit_table_sizes_test";
+
+    @Test
+    void gaugesEveryTableAndReadsAtMostOncePerPeriod() throws Exception {
+        try (var c = TestStack.openDatabase(); var st = c.createStatement()) {
+            st.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE; CREATE SCHEMA " + SCHEMA + "; CREATE TABLE " + SCHEMA
+                    + ".samples (id bigint PRIMARY KEY, body text); CREATE TABLE " + SCHEMA + ".empty (id bigint)");
+            st.execute("INSERT INTO " + SCHEMA + ".samples SELECT i, repeat('x', 1000) FROM generate_series(1, 500) i");
+            st.execute("ANALYZE " + SCHEMA + ".samples");
+        }
+        var vertx = io.vertx.mutiny.core.Vertx.vertx();
+        var options = io.vertx.pgclient.PgConnectOptions.fromUri(System.getProperty("alice.db.reactive-url")).setUser(TestStack.dbUser())
+                .setPassword(TestStack.dbPassword());
+        var pool = io.vertx.mutiny.pgclient.PgBuilder.pool().connectingTo(options).using(vertx).build();
+        try {
+            var clock = new AtomicLong(0);
+            var sizes = new TableSizes(pool, SCHEMA, Duration.ofSeconds(30), clock::get);
+            var registry = new SimpleMeterRegistry();
+            sizes.register(registry);
+            double bytes = registry.get("alice_table_bytes").tag("table", "samples").gauge().value();
+            // 500 rows of ~1 kB: at least 500,000 bytes of heap, whatever the page overhead
+            assertTrue(bytes >= 500_000, "bytes: " + bytes);
+            assertEquals(0.0, registry.get("alice_table_rows").tag("table", "empty").gauge().value());
+            try (var c = TestStack.openDatabase(); var st = c.createStatement()) {
+                st.execute("INSERT INTO " + SCHEMA + ".empty SELECT i FROM generate_series(1, 1000) i");
+                st.execute("ANALYZE " + SCHEMA + ".empty");
+            }
+            clock.set(Duration.ofSeconds(29).toNanos());
+            assertEquals(0.0, registry.get("alice_table_rows").tag("table", "empty").gauge().value(), "within the period: the last reading");
+            clock.set(Duration.ofSeconds(31).toNanos());
+            assertEquals(1000.0, registry.get("alice_table_rows").tag("table", "empty").gauge().value(), "past it: read again");
+        } finally {
+            pool.closeAndAwait();
+            vertx.closeAndAwait();
+        }
+    }
+}
