@@ -107,6 +107,7 @@ final class DispatcherBench {
         }
         var cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Dquarkus.http.port=" + http,
                 "-Dalice.topic-suffix=" + suffix, "-Ddispatcher.train=" + train, "-Ddispatcher.tick=100ms", "-Ddispatcher.max-in-flight=1000000",
+                "-Dalice.auth.enabled=false", // Kafka only: no REST call is made
                 "-Ddispatcher.pace.groups-per-version=0", // unpaced: no trainer publishes versions here
                 "-Dkafka.bootstrap.servers=" + bootstrap, "-Dquarkus.datasource.jdbc.url=" + jdbc,
                 "-Dquarkus.datasource.reactive.url=" + jdbc.substring("jdbc:".length()), "-Dquarkus.log.level=WARN", "-jar", app.toString());

@@ -1,5 +1,6 @@
 package ai.openalice.rl.cli;
 
+import ai.openalice.rl.cli.train.LocalAuth;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.task.TaskReader;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -60,6 +61,11 @@ final class EvalCommand implements Callable<Integer> {
     @Option(names = "--dispatcher", defaultValue = "${env:ALICE_DISPATCHER_URL:-http://127.0.0.1:8081}", description = "The task-dispatcher's URL.")
     URI dispatcher;
 
+    @Option(names = "--token", paramLabel = "FILE", defaultValue = "${env:ALICE_TOKEN_FILE}",
+            description = "A file holding a bearer token with the operator role (default: $ALICE_TOKEN_FILE, else the token alice-rl train "
+                    + "wrote in .alice-rl/train/auth/operator.jwt, if any).")
+    Path token;
+
     @Option(names = "--timeout", defaultValue = "PT2H", description = "How long to wait for the run (ISO-8601 duration).")
     Duration timeout;
 
@@ -102,16 +108,18 @@ final class EvalCommand implements Callable<Integer> {
             return 2;
         }
         var http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        String bearer = bearer();
         HttpResponse<String> started;
         try {
-            started = http.send(HttpRequest.newBuilder(dispatcher.resolve("/evals")).header("Content-Type", "application/json")
+            started = http.send(request(dispatcher.resolve("/evals"), bearer).header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(), HttpResponse.BodyHandlers.ofString());
         } catch (java.io.IOException e) {
             err.println("cannot reach the task-dispatcher at " + dispatcher + ": " + e.getMessage());
             return 3;
         }
         if (started.statusCode() != 202) {
-            err.println("the task-dispatcher refused the run (" + started.statusCode() + "): " + started.body());
+            err.println("the task-dispatcher refused the run (" + started.statusCode() + "): " + started.body()
+                    + (started.statusCode() == 401 ? "; pass --token FILE (a token with the operator role)" : ""));
             return started.statusCode() == 400 ? 1 : 3;
         }
         String run = EventCodec.mapper().readTree(started.body()).get("evalRunId").asText();
@@ -120,12 +128,27 @@ final class EvalCommand implements Callable<Integer> {
         JsonNode report;
         do {
             Thread.sleep(2000);
-            report = EventCodec.mapper().readTree(http.send(HttpRequest.newBuilder(dispatcher.resolve("/evals/" + run)).build(),
+            report = EventCodec.mapper().readTree(http.send(request(dispatcher.resolve("/evals/" + run), bearer).build(),
                     HttpResponse.BodyHandlers.ofString()).body());
         } while (!report.path("state").asText().equals("done") && System.nanoTime() < deadline);
         out.println(json ? report.toPrettyString() : table(report));
         out.flush();
         return report.path("state").asText().equals("done") ? 0 : 3;
+    }
+
+    /** The bearer token to send (null: none): {@code --token}, else the one of a local {@code alice-rl train}, if any. */
+    private String bearer() throws java.io.IOException {
+        Path file = token;
+        if (file == null) {
+            Path local = Path.of(System.getProperty("alice.root", ".")).resolve(".alice-rl/train/auth/operator.jwt");
+            file = java.nio.file.Files.isReadable(local) ? local : null;
+        }
+        return file == null ? null : LocalAuth.read(file);
+    }
+
+    private static HttpRequest.Builder request(URI uri, String bearer) {
+        var b = HttpRequest.newBuilder(uri);
+        return bearer == null ? b : b.header("Authorization", "Bearer " + bearer);
     }
 
     private int predictions(PrintWriter out, PrintWriter err) throws Exception {

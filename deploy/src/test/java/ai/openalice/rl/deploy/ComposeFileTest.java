@@ -56,6 +56,8 @@ class ComposeFileTest {
             assertEquals("127.0.0.1:" + e.getValue() + ":" + e.getValue(), s.get("ports").get(0).asText(), e.getKey());
             assertEquals("service_healthy", s.at("/depends_on/kafka/condition").asText(), e.getKey() + " waits for Kafka");
             assertEquals("kafka:9092", s.at("/environment/ALICE_KAFKA_BOOTSTRAP").asText(), e.getKey());
+            // tokens unchecked only because every port above is published on loopback; set, not left to the services' default (on, no key: refuses to start)
+            assertEquals("${ALICE_AUTH_ENABLED:-false}", s.at("/environment/ALICE_AUTH_ENABLED").asText(), e.getKey());
             if (!e.getKey().equals("inference")) {
                 assertEquals("service_healthy", s.at("/depends_on/postgres/condition").asText(), e.getKey() + " waits for PostgreSQL");
                 assertEquals("postgresql://postgres:5432/alice_rl", s.at("/environment/ALICE_DB_REACTIVE_URL").asText(), e.getKey());

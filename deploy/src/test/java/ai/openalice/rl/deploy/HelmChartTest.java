@@ -152,6 +152,41 @@ class HelmChartTest {
         assertEquals(rendered, Files.readString(MANIFESTS), "deploy/k8s/alice-rl.yaml is out of date: ./mvnw -pl deploy test -Ddeploy.regenerate=true");
     }
 
+    /** Auth on by default: every service verifies with the public key Secret (or a JWKS URL); only the runner gets a token to call with. */
+    @Test
+    void everyServiceChecksTokensAndOnlyTheRunnerHoldsOne() {
+        for (Deployment d : Chart.of(Chart.objects(Chart.render(Map.of())), Deployment.class)) {
+            String name = d.getMetadata().getLabels().get("app.kubernetes.io/name");
+            var pod = d.getSpec().getTemplate().getSpec();
+            Container c = pod.getContainers().getFirst();
+            assertEquals("true", env(c, "ALICE_AUTH_ENABLED"), name);
+            assertEquals("/etc/alice-rl/auth/public.pem", env(c, "MP_JWT_VERIFY_PUBLICKEY_LOCATION"), name);
+            var key = pod.getVolumes().stream().filter(v -> v.getName().equals("auth-public-key")).findFirst().orElseThrow();
+            assertEquals("alice-rl-auth", key.getSecret().getSecretName(), name);
+            assertEquals("public.pem", key.getSecret().getItems().getFirst().getPath());
+            boolean runner = name.equals("sandbox-runner");
+            assertEquals(runner ? "/etc/alice-rl/client/token" : null, env(c, "ALICE_AUTH_CLIENT_TOKEN_FILE"), name);
+            assertEquals(runner, pod.getVolumes().stream().anyMatch(v -> v.getSecret() != null
+                    && v.getSecret().getSecretName().equals("alice-rl-runner-token")), name);
+        }
+        var jwks = Chart.of(Chart.objects(Chart.render(Map.of("auth.jwksUrl", "https://idp.example/jwks"))), Deployment.class);
+        for (Deployment d : jwks) {
+            var pod = d.getSpec().getTemplate().getSpec();
+            assertEquals("https://idp.example/jwks", env(pod.getContainers().getFirst(), "MP_JWT_VERIFY_PUBLICKEY_LOCATION"));
+            assertTrue(pod.getVolumes().stream().noneMatch(v -> v.getName().equals("auth-public-key")));
+        }
+        for (Deployment d : Chart.of(Chart.objects(Chart.render(Map.of("auth.enabled", "false"))), Deployment.class)) {
+            Container c = d.getSpec().getTemplate().getSpec().getContainers().getFirst();
+            assertEquals("false", env(c, "ALICE_AUTH_ENABLED"));
+            assertEquals(null, env(c, "MP_JWT_VERIFY_PUBLICKEY_LOCATION"));
+        }
+        assertThrows(Exception.class, () -> Chart.render(Map.of("auth.jwksUrl", "idp.example/jwks")), "a JWKS URL is http(s)");
+    }
+
+    static String env(Container c, String name) {
+        return c.getEnv().stream().filter(e -> e.getName().equals(name)).map(e -> e.getValue()).findFirst().orElse(null);
+    }
+
     static Deployment deployment(List<Deployment> all, String name) {
         return all.stream().filter(d -> name.equals(d.getMetadata().getLabels().get("app.kubernetes.io/name"))).findFirst().orElseThrow();
     }

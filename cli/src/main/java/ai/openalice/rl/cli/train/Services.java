@@ -31,7 +31,7 @@ final class Services implements AutoCloseable {
     private final Settings s;
     private final Supervisor supervisor;
 
-    Services(Path root, Path state, Infra infra, Settings settings) {
+    Services(Path root, Path state, Infra infra, Settings settings) throws java.io.IOException {
         this.state = state;
         this.s = settings;
         var common = infra.serviceSettings();

@@ -42,11 +42,21 @@ public final class Supervisor implements AutoCloseable {
     private final Map<String, Integer> restarts = new LinkedHashMap<>();
     private final Map<String, Integer> notLive = new LinkedHashMap<>();
 
-    public Supervisor(Path root, Path logs, List<String> common) {
+    private final LocalAuth auth;
+
+    /** With this run's keys and tokens in {@code auth/} beside the logs ({@link LocalAuth}): every service checks tokens, and so is called. */
+    public Supervisor(Path root, Path logs, List<String> common) throws java.io.IOException {
         this.root = root;
         this.logs = logs;
         this.apps = logs.resolveSibling("apps");
-        this.common = List.copyOf(common);
+        this.auth = LocalAuth.prepare(logs.resolveSibling("auth"));
+        var all = new ArrayList<>(auth.serviceSettings());
+        all.addAll(common);
+        this.common = List.copyOf(all);
+    }
+
+    public LocalAuth auth() {
+        return auth;
     }
 
     /** Copies a folder tree (files keep their modification times); what {@code to} held before is removed first. */
@@ -131,7 +141,8 @@ public final class Supervisor implements AutoCloseable {
     }
 
     public String get(String service, String path) throws Exception {
-        var r = HTTP.send(HttpRequest.newBuilder(uri(service, path)).timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+        var r = HTTP.send(HttpRequest.newBuilder(uri(service, path)).timeout(Duration.ofSeconds(60)).header("Authorization", "Bearer " + auth.operatorToken())
+                .build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() / 100 != 2) {
             throw new IllegalStateException(service + " " + path + ": " + r.statusCode() + " " + r.body());
         }
@@ -140,7 +151,7 @@ public final class Supervisor implements AutoCloseable {
 
     public String post(String service, String path, String json) throws Exception {
         var r = HTTP.send(HttpRequest.newBuilder(uri(service, path)).timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+                .header("Authorization", "Bearer " + auth.operatorToken()).POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() / 100 != 2) {
             throw new IllegalStateException(service + " " + path + ": " + r.statusCode() + " " + r.body());
         }

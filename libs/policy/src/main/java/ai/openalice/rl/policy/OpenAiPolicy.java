@@ -9,6 +9,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * A policy served over HTTP by an OpenAI-compatible {@code /v1/completions} endpoint: the
@@ -25,6 +26,7 @@ public final class OpenAiPolicy implements Policy {
     private final String model;
     private final long fixedVersion;
     private final HttpClient http;
+    private final Supplier<String> bearer;
     private final Duration timeout;
     private final Duration outageGrace;
 
@@ -38,6 +40,17 @@ public final class OpenAiPolicy implements Policy {
      * routine restart of tens of seconds costs an episode a wait, not an attempt.
      */
     public OpenAiPolicy(URI baseUrl, String model, long fixedVersion, Duration timeout, Duration outageGrace) {
+        this(baseUrl, model, fixedVersion, timeout, outageGrace, () -> null);
+    }
+
+    /**
+     * {@code bearer}: the token sent as {@code Authorization: Bearer} with every request, asked for
+     * anew each time (a rotated token is taken at once); null from it: no header. The inference
+     * service wants one holding {@code policy-client}; an OpenAI-compatible engine started with an
+     * API key (vLLM's {@code --api-key}) takes that key the same way.
+     */
+    public OpenAiPolicy(URI baseUrl, String model, long fixedVersion, Duration timeout, Duration outageGrace, Supplier<String> bearer) {
+        this.bearer = bearer;
         this.completions = baseUrl.resolve(baseUrl.getPath().endsWith("/") ? "v1/completions" : baseUrl.getPath() + "/v1/completions");
         this.model = model;
         this.fixedVersion = fixedVersion;
@@ -93,8 +106,13 @@ public final class OpenAiPolicy implements Policy {
         long pause = 500;
         while (true) {
             try {
-                var resp = http.send(HttpRequest.newBuilder(completions).timeout(timeout).header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build(), HttpResponse.BodyHandlers.ofString());
+                var request = HttpRequest.newBuilder(completions).timeout(timeout).header("Content-Type", "application/json");
+                String token = bearer.get();
+                if (token != null) {
+                    request.header("Authorization", "Bearer " + token);
+                }
+                var resp = http.send(request.POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build(),
+                        HttpResponse.BodyHandlers.ofString());
                 if (resp.statusCode() != 503 || System.nanoTime() + pause * 1_000_000 > deadline) {
                     return resp;
                 }

@@ -78,7 +78,7 @@ class RunnerCrashIT {
             http = socket.getLocalPort();
         }
         var cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dquarkus.http.port=" + http, "-Drunner.id=" + id, "-Drunner.policy=http",
+                "-Dquarkus.http.port=" + http, "-Drunner.id=" + id, "-Drunner.policy=http", "-Dalice.auth.enabled=false",
                 "-Drunner.inference-url=http://127.0.0.1:" + modelPort, "-Dalice.topic-suffix=" + suffix,
                 "-Dkafka.bootstrap.servers=" + TestStack.kafkaBootstrap(),
                 "-Dquarkus.datasource.jdbc.url=" + TestStack.jdbcUrl(),

@@ -41,7 +41,7 @@ class DispatcherRestartIT {
             http = socket.getLocalPort();
         }
         var cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dquarkus.http.port=" + http, "-Dalice.topic-suffix=" + suffix, "-Ddispatcher.tick=200ms",
+                "-Dquarkus.http.port=" + http, "-Dalice.topic-suffix=" + suffix, "-Ddispatcher.tick=200ms", "-Dalice.auth.enabled=false",
                 "-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4", "-Ddispatcher.pace.groups-per-version=0",
                 "-Dkafka.bootstrap.servers=" + TestStack.kafkaBootstrap(),
                 "-Dquarkus.datasource.jdbc.url=" + TestStack.jdbcUrl(),

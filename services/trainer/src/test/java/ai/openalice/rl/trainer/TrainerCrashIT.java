@@ -40,7 +40,7 @@ class TrainerCrashIT {
             http = socket.getLocalPort();
         }
         var cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dquarkus.http.port=" + http, "-Dalice.topic-suffix=" + suffix, "-Dtrainer.artifact-dir=" + artifacts,
+                "-Dquarkus.http.port=" + http, "-Dalice.topic-suffix=" + suffix, "-Dtrainer.artifact-dir=" + artifacts, "-Dalice.auth.enabled=false",
                 "-Dtrainer.batch-groups=1", "-Dtrainer.checkpoint-every=2", "-Dtrainer.poll=PT0.2S", "-Dtrainer.max-staleness=100",
                 "-Dtrainer.dynamic-sampling=reward",
                 "-Dtrainer.model.context-length=64", "-Dtrainer.model.layers=1", "-Dtrainer.model.heads=2", "-Dtrainer.model.width=16",

@@ -3,7 +3,9 @@ package ai.openalice.rl.inference.rest;
 import ai.openalice.rl.inference.service.LoadedModel;
 import ai.openalice.rl.model.tokenizer.CompactChat;
 import ai.openalice.rl.policy.Completion;
+import ai.openalice.rl.events.auth.Roles;
 import com.fasterxml.jackson.databind.JsonNode;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -27,6 +29,7 @@ import java.util.UUID;
  * model was not trained on.
  */
 @Path("/v1")
+@RolesAllowed(Roles.POLICY_CLIENT)
 public class ChatCompletionsResource {
     @Inject
     Generator generator;

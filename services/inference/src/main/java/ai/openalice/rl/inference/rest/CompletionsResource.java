@@ -4,7 +4,9 @@ import ai.openalice.rl.inference.service.LoadedModel;
 import ai.openalice.rl.inference.service.ModelRegistry;
 import ai.openalice.rl.model.tokenizer.Tokenizer;
 import ai.openalice.rl.policy.Completion;
+import ai.openalice.rl.events.auth.Roles;
 import com.fasterxml.jackson.databind.JsonNode;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -24,6 +26,7 @@ import java.util.UUID;
  * version; {@code stream: true} answers as Server-Sent Events in OpenAI's chunk format.
  */
 @Path("/v1")
+@RolesAllowed(Roles.POLICY_CLIENT)
 public class CompletionsResource {
     @Inject
     ModelRegistry registry;

@@ -5,15 +5,17 @@ import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskParser;
-import ai.openalice.rl.rubric.config.RubricConfig;
 import ai.openalice.rl.prm.EpisodeFacts;
 import ai.openalice.rl.prm.Privileged;
 import ai.openalice.rl.prm.Rubric;
 import ai.openalice.rl.prm.RubricParser;
 import ai.openalice.rl.prm.Scorer;
 import ai.openalice.rl.prm.StepUtility;
+import ai.openalice.rl.rubric.config.RubricConfig;
+import ai.openalice.rl.events.auth.Roles;
 import ai.openalice.rl.servicekit.rest.Problems;
 import com.fasterxml.jackson.databind.JsonNode;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -32,6 +34,7 @@ import java.util.Map;
  * problem naming the field.
  */
 @Path("/")
+@RolesAllowed(Roles.SCORER)
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 public class RubricResource {

@@ -67,6 +67,9 @@ public class EpisodeService {
     @Inject
     MeterRegistry metrics;
 
+    @Inject
+    ai.openalice.rl.servicekit.auth.ClientToken clientToken;
+
     private String owner;
     private SandboxProvider sandboxes;
     private PolicyFactory policies;
@@ -90,7 +93,7 @@ public class EpisodeService {
             case FULL -> AgentLoop.Prompt.FULL;
             case BRIEF -> AgentLoop.Prompt.BRIEF;
         };
-        policies = new PolicyFactory(config, tokenizer, format);
+        policies = new PolicyFactory(config, tokenizer, format, clientToken.supplier());
         metrics.gaugeCollectionSize("runner_episodes_in_flight", List.of(), inFlight);
     }
 
@@ -165,7 +168,8 @@ public class EpisodeService {
         try (Sandbox sandbox = sandboxes.create(SandboxSpec.of(WorkspaceSource.of(r.task().workspace(), config.mirrors().orElse(null)))
                 .withLabels(Map.of("task", r.taskId(), "rollout", r.rolloutId().toString())))) {
             var selection = config.testTimeCandidates() < 2 ? null : new ai.openalice.rl.agent.loop.TestTimeSelection(config.testTimeCandidates(),
-                    config.testTimeBeta(), new RubricStepScorer(java.net.URI.create(config.rubricUrl()), r.taskId(), r.ref().taskVersion()));
+                    config.testTimeBeta(), new RubricStepScorer(java.net.URI.create(config.rubricUrl()), r.taskId(), r.ref().taskVersion(),
+                            clientToken.supplier()));
             var loop = new AgentLoop(policies.forEpisode(r.taskId(), r.rolloutId()), tokenizer, format, Tools.standard(), selection)
                     .withPrompt(prompt);
             return loop.run(r.task(), sandbox, cfg);

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Supplier;
 
 /**
  * The policy of each episode: the served model over HTTP, or — for fixtures and tests only — the
@@ -28,11 +29,11 @@ final class PolicyFactory {
     private final Map<String, String> goldPatches = new HashMap<>();
     private final Map<String, com.fasterxml.jackson.databind.JsonNode> oracleTrajectories = new HashMap<>();
 
-    PolicyFactory(RunnerConfig config, Tokenizer tokenizer, ToolCallFormat format) {
+    PolicyFactory(RunnerConfig config, Tokenizer tokenizer, ToolCallFormat format, Supplier<String> bearer) {
         this.config = config;
         this.tokenizer = tokenizer;
         this.format = format;
-        this.http = new OpenAiPolicy(URI.create(config.inferenceUrl()), null, -1, Duration.ofMinutes(5), config.policyOutageGrace());
+        this.http = new OpenAiPolicy(URI.create(config.inferenceUrl()), null, -1, Duration.ofMinutes(5), config.policyOutageGrace(), bearer);
         if (config.policy() == RunnerConfig.PolicyKind.ORACLE) {
             var file = config.oracleTasks().orElseThrow(() -> new IllegalStateException("runner.policy=oracle needs runner.oracle-tasks"));
             for (var line : TaskReader.read(file)) {

@@ -13,6 +13,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /** Step utilities from rubric-prm's {@code /step-utility}, for test-time selection (the task named by id and version). */
 final class RubricStepScorer implements TestTimeSelection.StepScorer {
@@ -20,8 +21,11 @@ final class RubricStepScorer implements TestTimeSelection.StepScorer {
     private final URI endpoint;
     private final String taskId;
     private final int taskVersion;
+    private final Supplier<String> bearer;
 
-    RubricStepScorer(URI base, String taskId, int taskVersion) {
+    /** {@code bearer}: the runner's token ({@code scorer}), null from it: none sent. */
+    RubricStepScorer(URI base, String taskId, int taskVersion, Supplier<String> bearer) {
+        this.bearer = bearer;
         this.endpoint = base.resolve("/step-utility");
         this.taskId = taskId;
         this.taskVersion = taskVersion;
@@ -44,8 +48,12 @@ final class RubricStepScorer implements TestTimeSelection.StepScorer {
             }
         }
         try {
-            var resp = HTTP.send(HttpRequest.newBuilder(endpoint).timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(), HttpResponse.BodyHandlers.ofString());
+            var request = HttpRequest.newBuilder(endpoint).timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json");
+            String token = bearer.get();
+            if (token != null) {
+                request.header("Authorization", "Bearer " + token);
+            }
+            var resp = HTTP.send(request.POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(), HttpResponse.BodyHandlers.ofString());
             if (resp.statusCode() != 200) {
                 throw new PolicyException("rubric-prm /step-utility answered " + resp.statusCode() + ": " + resp.body());
             }

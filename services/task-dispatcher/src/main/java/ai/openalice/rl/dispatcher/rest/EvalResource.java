@@ -3,9 +3,11 @@ package ai.openalice.rl.dispatcher.rest;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.dispatcher.service.EvalService;
 import ai.openalice.rl.dispatcher.service.IntakeService;
+import ai.openalice.rl.events.auth.Roles;
 import ai.openalice.rl.servicekit.rest.Problems;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.smallrye.common.annotation.Blocking;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -41,6 +43,7 @@ public class EvalResource {
     TaskStore tasks;
 
     @POST
+    @RolesAllowed(Roles.OPERATOR)
     @Consumes(MediaType.APPLICATION_JSON)
     public Response start(JsonNode body) {
         if (body == null || !body.isObject()) {
@@ -79,6 +82,7 @@ public class EvalResource {
     }
 
     @GET
+    @RolesAllowed({Roles.READER, Roles.OPERATOR})
     @Path("{id}")
     public Response report(@PathParam("id") String id) {
         UUID run;

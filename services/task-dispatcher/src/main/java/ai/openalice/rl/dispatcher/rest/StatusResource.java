@@ -8,9 +8,11 @@ import ai.openalice.rl.dispatcher.repository.SchedulerStore;
 import ai.openalice.rl.dispatcher.repository.StatusStore;
 import ai.openalice.rl.dispatcher.service.TrainerTerms;
 import ai.openalice.rl.servicekit.Sql;
+import ai.openalice.rl.events.auth.Roles;
 import ai.openalice.rl.servicekit.rest.Problems;
 import io.smallrye.common.annotation.Blocking;
 import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -24,6 +26,7 @@ import java.util.UUID;
 
 /** {@code GET /groups/{id}} (every attempt of every member) and {@code GET /stats} (queues, in flight, solve rates, staleness, sources). */
 @Path("/")
+@RolesAllowed({Roles.READER, Roles.OPERATOR})
 @Blocking
 @Produces(MediaType.APPLICATION_JSON)
 public class StatusResource {

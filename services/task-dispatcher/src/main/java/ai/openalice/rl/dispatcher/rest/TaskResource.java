@@ -3,8 +3,12 @@ package ai.openalice.rl.dispatcher.rest;
 import ai.openalice.rl.dispatcher.model.IntakeOutcome;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.dispatcher.service.IntakeService;
+import ai.openalice.rl.servicekit.auth.AuthSettings;
+import ai.openalice.rl.events.auth.Roles;
 import ai.openalice.rl.servicekit.rest.Problems;
+import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.common.annotation.Blocking;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DefaultValue;
@@ -20,7 +24,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code POST /tasks}: one task (JSON) or many (JSONL), {@code ?source=}, {@code ?priority=},
+ * {@code POST /tasks}: one task (JSON) or many (JSONL), {@code ?source=} (see {@link #source}), {@code ?priority=},
  * {@code ?newVersion=true}. 200 when every task was added or unchanged; 400 (problem details, every
  * line's outcome) when any was invalid — the valid ones are still taken; 409 for a single task
  * that conflicts with its stored version. {@code GET /tasks/{id}}: versions, share, curriculum,
@@ -42,11 +46,23 @@ public class TaskResource {
     @Inject
     TaskStore store;
 
+    @Inject
+    AuthSettings auth;
+
+    @Inject
+    SecurityIdentity identity;
+
     @POST
+    @RolesAllowed({Roles.SUBMITTER, Roles.OPERATOR})
     @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
-    public Response submit(String body, @QueryParam("source") @DefaultValue("rest") String source, @QueryParam("priority") Integer priority,
+    public Response submit(String body, @QueryParam("source") String sourceParam, @QueryParam("priority") Integer priority,
             @QueryParam("newVersion") @DefaultValue("false") boolean newVersion) {
+        String source = source(sourceParam);
+        if (source == null) {
+            return Problems.of(403, "Forbidden", "a submitter's tasks carry its own name as their source ('" + identity.getPrincipal().getName()
+                    + "'); ?source=" + sourceParam + " needs the operator role", Map.of("field", "source"));
+        }
         if (body == null || body.isBlank()) {
             return Problems.of(400, "No task", "the body must be a task (JSON object) or tasks (JSONL)");
         }
@@ -62,7 +78,24 @@ public class TaskResource {
         return Problems.of(400, "Invalid task", rejected + " of " + outcomes.size() + " task(s) rejected; see tasks[].errors", summary.asMap());
     }
 
+    /**
+     * The source a submission is recorded under, so that fair share and quotas are per caller: with
+     * auth on, the token's principal; an operator may name another ({@code ?source=}), a submitter
+     * only its own (null: refused). With auth off, {@code ?source=} or {@code rest}.
+     */
+    String source(String param) {
+        if (!auth.enabled()) {
+            return param == null || param.isBlank() ? "rest" : param;
+        }
+        String me = identity.getPrincipal().getName();
+        if (param == null || param.isBlank() || param.equals(me)) {
+            return me;
+        }
+        return identity.hasRole(Roles.OPERATOR) ? param : null;
+    }
+
     @GET
+    @RolesAllowed({Roles.READER, Roles.SUBMITTER, Roles.OPERATOR})
     @Path("{id}")
     @Produces(MediaType.APPLICATION_JSON)
     public Response get(@PathParam("id") String id) {

@@ -1,8 +1,10 @@
 package ai.openalice.rl.trainer.rest;
 
+import ai.openalice.rl.events.auth.Roles;
 import ai.openalice.rl.trainer.messaging.TrainerService;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import io.smallrye.common.annotation.Blocking;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -13,6 +15,7 @@ import java.util.Map;
 
 /** {@code GET /status}: step, policy version, the last step's metrics, groups and samples by state. */
 @Path("/status")
+@RolesAllowed({Roles.READER, Roles.OPERATOR})
 @Blocking
 public class StatusResource {
     @Inject
