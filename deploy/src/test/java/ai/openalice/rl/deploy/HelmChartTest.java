@@ -100,12 +100,60 @@ class HelmChartTest {
 
     @Test
     void sandboxPodsMayNeitherReceiveNorSend() {
-        var policy = Chart.of(Chart.objects(Chart.render(Map.of())), NetworkPolicy.class).getFirst();
+        var policy = policies(Map.of()).get("alice-rl-sandbox-deny-all");
         assertEquals("alice-rl-sandboxes", policy.getMetadata().getNamespace());
         assertEquals(Map.of("alice-rl.openalice.ai/role", "sandbox"), policy.getSpec().getPodSelector().getMatchLabels());
         assertEquals(List.of("Ingress", "Egress"), policy.getSpec().getPolicyTypes());
         assertTrue(policy.getSpec().getEgress().isEmpty(), "no egress rule: every egress denied");
         assertTrue(policy.getSpec().getIngress().isEmpty(), "no ingress rule: every ingress denied");
+    }
+
+    /**
+     * The control plane: the runner alone reaches inference and rubric-prm, anyone the dispatcher
+     * (empty dispatcherFrom), the monitoring namespace every service's HTTP port; a peer added for
+     * inference is added there only; off, only the sandbox policy is left.
+     */
+    @Test
+    void onlyTheRunnerReachesInferenceAndRubricAndOnlyTheDispatcherFacesOutward() {
+        var all = policies(Map.of());
+        assertEquals(7, all.size(), all.keySet().toString());
+        var runner = new io.fabric8.kubernetes.api.model.LabelSelectorBuilder()
+                .withMatchLabels(Map.of("app.kubernetes.io/instance", "alice-rl", "app.kubernetes.io/name", "sandbox-runner")).build();
+        var monitoring = Map.of("kubernetes.io/metadata.name", "monitoring");
+        for (String name : SERVICES) {
+            var p = all.get("alice-rl-" + name);
+            assertEquals(name, p.getSpec().getPodSelector().getMatchLabels().get("app.kubernetes.io/name"));
+            assertEquals(List.of("Ingress"), p.getSpec().getPolicyTypes());
+            var rules = p.getSpec().getIngress();
+            for (var rule : rules) {
+                assertEquals("http", rule.getPorts().getFirst().getPort().getStrVal(), name);
+            }
+            var metrics = rules.getLast();
+            assertEquals(monitoring, metrics.getFrom().getFirst().getNamespaceSelector().getMatchLabels(), name);
+            switch (name) {
+                case "inference", "rubric-prm" -> {
+                    assertEquals(2, rules.size(), name);
+                    assertEquals(1, rules.getFirst().getFrom().size(), name);
+                    assertEquals(runner, rules.getFirst().getFrom().getFirst().getPodSelector(), name);
+                }
+                case "task-dispatcher" -> {
+                    assertEquals(2, rules.size());
+                    assertTrue(rules.getFirst().getFrom().isEmpty(), "no from: any source on the HTTP port");
+                }
+                default -> assertEquals(1, rules.size(), name + ": metrics only");
+            }
+        }
+        var wider = policies(Map.of("networkPolicies.inferenceFrom[0].namespaceSelector.matchLabels.team", "ml"));
+        var from = wider.get("alice-rl-inference").getSpec().getIngress().getFirst().getFrom();
+        assertEquals(2, from.size());
+        assertEquals(Map.of("team", "ml"), from.get(1).getNamespaceSelector().getMatchLabels());
+        assertEquals(1, wider.get("alice-rl-rubric-prm").getSpec().getIngress().getFirst().getFrom().size());
+        assertEquals(Set.of("alice-rl-sandbox-deny-all"), policies(Map.of("networkPolicies.enabled", "false")).keySet());
+    }
+
+    static Map<String, NetworkPolicy> policies(Map<String, Object> sets) {
+        return Chart.of(Chart.objects(Chart.render(sets)), NetworkPolicy.class).stream()
+                .collect(Collectors.toMap(p -> p.getMetadata().getName(), p -> p));
     }
 
     @Test
