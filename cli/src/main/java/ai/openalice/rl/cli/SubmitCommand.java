@@ -49,6 +49,11 @@ final class SubmitCommand implements Callable<Integer> {
             description = "Kafka bootstrap servers (default: $ALICE_KAFKA_BOOTSTRAP or 127.0.0.1:9092).")
     String kafka;
 
+    @Option(names = "--kafka-config", paramLabel = "FILE", defaultValue = "${env:ALICE_KAFKA_CONFIG}",
+            description = "Kafka client settings as Java properties, as Kafka's own tools take them: security.protocol, sasl.mechanism,"
+                    + " sasl.jaas.config, ssl.truststore.location... (default: $ALICE_KAFKA_CONFIG).")
+    Path kafkaConfig;
+
     @Option(names = "--source", paramLabel = "NAME", description = "The publisher's name, for fair share (default: file:<name>).")
     String source;
 
@@ -82,6 +87,14 @@ final class SubmitCommand implements Callable<Integer> {
         }
         String from = source != null ? source : "file:" + file.getFileName();
         var props = new Properties();
+        if (kafkaConfig != null) {
+            try (var in = java.nio.file.Files.newBufferedReader(kafkaConfig)) {
+                props.load(in);
+            } catch (java.io.IOException | IllegalArgumentException e) {
+                err.println("--kafka-config: cannot read " + kafkaConfig + ": " + e.getMessage());
+                return 2;
+            }
+        }
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         int timeoutMs = (int) Math.max(1000, kafkaTimeout.toMillis());

@@ -231,6 +231,38 @@ class HelmChartTest {
         assertThrows(Exception.class, () -> Chart.render(Map.of("auth.jwksUrl", "idp.example/jwks")), "a JWKS URL is http(s)");
     }
 
+    /** SASL_SSL: each service logs in with its own KafkaUser's JAAS config (from that user's Secret) and trusts the cluster CA; PLAINTEXT sets nothing. */
+    @Test
+    void withSaslSslEachServiceLogsInAsItsOwnUser() {
+        for (Deployment d : Chart.of(Chart.objects(Chart.render(Map.of())), Deployment.class)) {
+            Container c = d.getSpec().getTemplate().getSpec().getContainers().getFirst();
+            assertEquals(null, env(c, "KAFKA_SECURITY_PROTOCOL"));
+            assertTrue(c.getEnv().stream().noneMatch(e -> e.getName().startsWith("KAFKA_SASL") || e.getName().startsWith("KAFKA_SSL")));
+        }
+        var all = Chart.of(Chart.objects(Chart.render(Map.of("kafka.securityProtocol", "SASL_SSL"))), Deployment.class);
+        assertEquals(SERVICES.size(), all.size());
+        for (Deployment d : all) {
+            String name = d.getMetadata().getLabels().get("app.kubernetes.io/name");
+            var pod = d.getSpec().getTemplate().getSpec();
+            Container c = pod.getContainers().getFirst();
+            assertEquals("SASL_SSL", env(c, "KAFKA_SECURITY_PROTOCOL"), name);
+            assertEquals("SCRAM-SHA-512", env(c, "KAFKA_SASL_MECHANISM"), name);
+            var jaas = c.getEnv().stream().filter(e -> e.getName().equals("KAFKA_SASL_JAAS_CONFIG")).findFirst().orElseThrow();
+            assertEquals(null, jaas.getValue(), "never a value in the manifest");
+            assertEquals("alice-rl-" + name, jaas.getValueFrom().getSecretKeyRef().getName(), "the Secret Strimzi writes for KafkaUser alice-rl-" + name);
+            assertEquals("sasl.jaas.config", jaas.getValueFrom().getSecretKeyRef().getKey());
+            assertEquals("/etc/alice-rl/kafka-ca/truststore.p12", env(c, "KAFKA_SSL_TRUSTSTORE_LOCATION"), name);
+            var ca = pod.getVolumes().stream().filter(v -> v.getName().equals("kafka-ca")).findFirst().orElseThrow();
+            assertEquals("alice-rl-kafka-cluster-ca-cert", ca.getSecret().getSecretName());
+            assertTrue(c.getVolumeMounts().stream().anyMatch(m -> m.getName().equals("kafka-ca") && m.getReadOnly()), name);
+        }
+        var plainSasl = Chart.of(Chart.objects(Chart.render(Map.of("kafka.securityProtocol", "SASL_PLAINTEXT"))), Deployment.class).getFirst();
+        Container c = plainSasl.getSpec().getTemplate().getSpec().getContainers().getFirst();
+        assertEquals("SASL_PLAINTEXT", env(c, "KAFKA_SECURITY_PROTOCOL"));
+        assertEquals(null, env(c, "KAFKA_SSL_TRUSTSTORE_LOCATION"));
+        assertThrows(Exception.class, () -> Chart.render(Map.of("kafka.securityProtocol", "SASL")), "the schema names the protocols");
+    }
+
     static String env(Container c, String name) {
         return c.getEnv().stream().filter(e -> e.getName().equals(name)).map(e -> e.getValue()).findFirst().orElse(null);
     }

@@ -17,15 +17,16 @@ import java.util.List;
  * pair made on the first start and kept (so that a token handed out earlier stays good across
  * restarts), the public half given to every service to verify with, and two tokens issued afresh
  * on every start — {@code services.jwt} ({@code policy-client}, {@code scorer}: what the runner
- * needs to ask inference and rubric-prm) and {@code operator.jwt} ({@code operator}, {@code reader},
- * {@code submitter}: what {@code alice-rl train}, {@code eval} and a user at the same account need).
+ * needs to ask inference and rubric-prm) and {@code operator.jwt} (every role: what {@code alice-rl
+ * train}, {@code eval} and the owner of the run at the same account need, curl to inference included).
  * Nothing is configured by hand; sandboxes (other uids) cannot read the folder.
  */
 public final class LocalAuth {
     /** Long enough for a run of weeks; every start issues new ones. */
     static final Duration TTL = Duration.ofDays(365);
     public static final List<String> SERVICE_ROLES = List.of(Roles.POLICY_CLIENT, Roles.SCORER);
-    public static final List<String> OPERATOR_ROLES = List.of(Roles.OPERATOR, Roles.READER, Roles.SUBMITTER);
+    /** The owner of the run may do everything, try the served policy included. */
+    public static final List<String> OPERATOR_ROLES = Roles.ALL;
 
     private final Path dir;
     private final String operatorToken;

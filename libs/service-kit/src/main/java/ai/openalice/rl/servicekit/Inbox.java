@@ -42,8 +42,8 @@ public class Inbox {
     @Inject
     MeterRegistry metrics;
 
-    @ConfigProperty(name = "kafka.bootstrap.servers")
-    String bootstrap;
+    @Inject
+    KafkaClients kafka;
 
     /** Empty in a deployment (an empty value is no value to MicroProfile Config); tests isolate their topics with it. */
     @ConfigProperty(name = "alice.topic-suffix")
@@ -95,8 +95,10 @@ public class Inbox {
 
     private synchronized KafkaProducer<String, byte[]> producer() {
         if (producer == null) {
-            producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all",
-                    ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000), new StringSerializer(), new ByteArraySerializer());
+            var settings = new java.util.HashMap<>(kafka.connection());
+            settings.put(ProducerConfig.ACKS_CONFIG, "all");
+            settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
+            producer = new KafkaProducer<>(settings, new StringSerializer(), new ByteArraySerializer());
         }
         return producer;
     }

@@ -24,10 +24,15 @@ public final class KafkaTopics {
     /** What {@link #ensure} did. */
     public enum Outcome { CREATED, COMPACTION_TURNED_ON, ALREADY_RIGHT }
 
-    /** @param name the topic's name on this deployment (its {@link Topic#topicName()} plus any suffix) */
-    public static Outcome ensure(String bootstrapServers, Topic topic, String name) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000, AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000))) {
+    /**
+     * @param connection bootstrap servers and security settings ({@link KafkaClients#connection()})
+     * @param name the topic's name on this deployment (its {@link Topic#topicName()} plus any suffix)
+     */
+    public static Outcome ensure(Map<String, Object> connection, Topic topic, String name) throws Exception {
+        var settings = new java.util.HashMap<>(connection);
+        settings.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000);
+        settings.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        try (Admin admin = Admin.create(settings)) {
             if (!admin.listTopics().names().get(15, TimeUnit.SECONDS).contains(name)) {
                 var config = topic.compacted() ? Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)
                         : Map.of(TopicConfig.RETENTION_MS_CONFIG, Long.toString(topic.retention().orElseThrow().toMillis()));

@@ -53,7 +53,11 @@ class AuthTest {
         String id = "auth-refused-" + UUID.randomUUID();
         var body = task(id, "train", null).toString();
         assertEquals(401, call(base(), "POST", "/tasks", body, null).status());
-        assertEquals(403, call(base(), "POST", "/tasks", body, token("r", Roles.READER)).status());
+        var forbidden = call(base(), "POST", "/tasks", body, token("r", Roles.READER));
+        assertEquals(403, forbidden.status());
+        assertTrue(forbidden.body().contains("one of submitter, operator"), forbidden.body());
+        var classLevel = call(base(), "GET", "/stats", null, token("p", Roles.POLICY_CLIENT)); // @RolesAllowed on the class
+        assertTrue(classLevel.body().contains("one of reader, operator"), classLevel.body());
         assertEquals(404, call(base(), "GET", "/tasks/" + id, null, token("r", Roles.READER)).status());
         // a malformed body is not even read without a token: 401, not 400
         assertEquals(401, call(base(), "POST", "/evals", "{not json", null).status());

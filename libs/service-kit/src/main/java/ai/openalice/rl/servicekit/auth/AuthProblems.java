@@ -53,7 +53,13 @@ public class AuthProblems {
 
     @ServerExceptionMapper
     public Response forbidden(ForbiddenException e, ResourceInfo resource) {
-        var wanted = resource == null || resource.getResourceMethod() == null ? null : resource.getResourceMethod().getAnnotation(RolesAllowed.class);
+        RolesAllowed wanted = null;
+        if (resource != null && resource.getResourceMethod() != null) {
+            wanted = resource.getResourceMethod().getAnnotation(RolesAllowed.class);
+            if (wanted == null) {
+                wanted = resource.getResourceClass().getAnnotation(RolesAllowed.class);
+            }
+        }
         String roles = wanted == null ? "a role it needs" : "one of " + String.join(", ", wanted.value());
         return Problems.of(403, "Forbidden", "the token's roles (its groups claim) do not include " + roles, Map.of());
     }

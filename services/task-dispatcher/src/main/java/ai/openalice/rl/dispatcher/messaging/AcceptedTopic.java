@@ -21,8 +21,8 @@ public class AcceptedTopic {
     @Inject
     TaskStore tasks;
 
-    @ConfigProperty(name = "kafka.bootstrap.servers")
-    String bootstrap;
+    @Inject
+    ai.openalice.rl.servicekit.KafkaClients kafka;
 
     @ConfigProperty(name = "mp.messaging.outgoing.tasks-accepted-out.topic")
     String topic;
@@ -35,7 +35,7 @@ public class AcceptedTopic {
     void check() {
         if (!provisioned) {
             try {
-                var outcome = KafkaTopics.ensure(bootstrap, Topic.TASKS_ACCEPTED, topic);
+                var outcome = KafkaTopics.ensure(kafka.connection(), Topic.TASKS_ACCEPTED, topic);
                 LOG.infof("%s: %s", topic, outcome.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '));
                 provisioned = true;
             } catch (Exception e) {

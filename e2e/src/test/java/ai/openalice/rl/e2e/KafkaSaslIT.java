@@ -1,0 +1,228 @@
+package ai.openalice.rl.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.openalice.rl.cli.AliceRl;
+import ai.openalice.rl.cli.train.Supervisor;
+import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.testkit.TestStack;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Kafka with SASL/SCRAM and ACLs, on a real broker of the test's own (dev/stack with a
+ * SASL_PLAINTEXT listener, SCRAM-SHA-512 users and the StandardAuthorizer): {@code alice-rl submit}
+ * with the right credentials publishes, with a wrong password is refused, and a publisher's ACLs
+ * let it write tasks.submitted and tasks.rejected and nothing else; the packaged task-dispatcher,
+ * given its credentials through the environment as a Secret would be, takes the task in, within the
+ * ACLs of {@link #dispatcherAcls} — and its log never holds the password.
+ */
+class KafkaSaslIT {
+    static final Path ROOT = Path.of(System.getProperty("alice.services")).getParent();
+    static final Path STACK = Path.of("target", "sasl-stack-" + UUID.randomUUID().toString().substring(0, 8)).toAbsolutePath();
+    static final String PUBLISHER_PASSWORD = "pub-" + UUID.randomUUID();
+    static final String DISPATCHER_PASSWORD = "disp-" + UUID.randomUUID();
+    static final String SUFFIX = ".sasl" + UUID.randomUUID().toString().substring(0, 8);
+    static int plainPort;
+    static int saslPort;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        plainPort = freePort();
+        saslPort = freePort();
+        int controller = freePort();
+        stack("kafka-start", Map.of("ALICE_KAFKA_PORT", "" + plainPort, "ALICE_KAFKA_CONTROLLER_PORT", "" + controller, "ALICE_KAFKA_SASL_PORT",
+                "" + saslPort, "ALICE_KAFKA_SCRAM_USERS", "publisher:" + PUBLISHER_PASSWORD + " task-dispatcher:" + DISPATCHER_PASSWORD));
+        try (var admin = Admin.create(Map.of("bootstrap.servers", "127.0.0.1:" + plainPort))) { // PLAINTEXT: the test's super user
+            var topics = new ArrayList<NewTopic>();
+            for (Topic t : Topic.values()) {
+                topics.add(new NewTopic(t.topicName() + SUFFIX, Optional.of(1), Optional.empty())
+                        .configs(t.compacted() ? Map.of("cleanup.policy", "compact") : Map.of()));
+                topics.add(new NewTopic(t.topicName() + ".dlq" + SUFFIX, Optional.of(1), Optional.empty()));
+            }
+            admin.createTopics(topics).all().get(30, TimeUnit.SECONDS);
+            var acls = new ArrayList<AclBinding>();
+            acls.add(topicAcl("publisher", Topic.TASKS_SUBMITTED.topicName() + SUFFIX, AclOperation.WRITE));
+            acls.add(topicAcl("publisher", Topic.TASKS_REJECTED.topicName() + SUFFIX, AclOperation.WRITE));
+            acls.addAll(dispatcherAcls());
+            admin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        stack("kafka-stop", Map.of());
+    }
+
+    /**
+     * What the task-dispatcher may do, as docs/security.md lists it: read what it consumes (and its
+     * consumer groups), write what it produces and the dead-letter topics of what it consumes,
+     * describe the configuration of tasks.accepted (it checks its compaction).
+     */
+    static List<AclBinding> dispatcherAcls() {
+        var acls = new ArrayList<AclBinding>();
+        for (Topic t : List.of(Topic.TASKS_SUBMITTED, Topic.ROLLOUTS_COMPLETED, Topic.VERIFICATIONS_COMPLETED, Topic.REWARDS_SCORED,
+                Topic.CHECKPOINTS_PUBLISHED)) {
+            acls.add(topicAcl("task-dispatcher", t.topicName() + SUFFIX, AclOperation.READ));
+            acls.add(topicAcl("task-dispatcher", t.topicName() + ".dlq" + SUFFIX, AclOperation.WRITE));
+        }
+        for (Topic t : List.of(Topic.ROLLOUTS_REQUESTED, Topic.TASKS_REJECTED, Topic.TASKS_ACCEPTED)) {
+            acls.add(topicAcl("task-dispatcher", t.topicName() + SUFFIX, AclOperation.WRITE));
+        }
+        acls.add(topicAcl("task-dispatcher", Topic.TASKS_ACCEPTED.topicName() + SUFFIX, AclOperation.DESCRIBE_CONFIGS));
+        acls.add(new AclBinding(new ResourcePattern(ResourceType.GROUP, "task-dispatcher", PatternType.PREFIXED),
+                new AccessControlEntry("User:task-dispatcher", "*", AclOperation.READ, AclPermissionType.ALLOW)));
+        return acls;
+    }
+
+    static AclBinding topicAcl(String user, String topic, AclOperation op) {
+        return new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
+                new AccessControlEntry("User:" + user, "*", op, AclPermissionType.ALLOW));
+    }
+
+    static String jaas(String user, String password) {
+        return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user + "\" password=\"" + password + "\";";
+    }
+
+    static Path clientConfig(String user, String password) throws Exception {
+        var file = Files.createTempFile(STACK, user, ".properties");
+        Files.writeString(file, "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\nsasl.jaas.config=" + jaas(user, password) + "\n");
+        return file;
+    }
+
+    record Run(int exit, String out, String err) {}
+
+    static Run submit(Path tasks, Path config) {
+        var out = new StringWriter();
+        var err = new StringWriter();
+        int exit = new picocli.CommandLine(new AliceRl()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute("submit",
+                tasks.toString(), "--kafka", "127.0.0.1:" + saslPort, "--kafka-config", config.toString(), "--topic-suffix", SUFFIX,
+                "--kafka-timeout", "PT15S");
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    @Test
+    void aPublisherWithItsCredentialsAndAclsOnlyAndADispatcherOverScram() throws Exception {
+        Path tasks = Files.createTempFile(STACK, "tasks", ".jsonl");
+        String id = "sasl-" + UUID.randomUUID().toString().substring(0, 8);
+        var task = ai.openalice.rl.events.EventCodec.mapper().readTree(Files.readAllLines(ROOT.resolve("examples/tasks/calc.jsonl")).getFirst());
+        ((com.fasterxml.jackson.databind.node.ObjectNode) task).put("instance_id", id);
+        ((com.fasterxml.jackson.databind.node.ObjectNode) task.get("workspace")).put("path", ROOT.resolve("examples/tasks/calc-repo").toString());
+        Files.writeString(tasks, task + "\n");
+
+        var wrong = submit(tasks, clientConfig("publisher", "not-the-password"));
+        assertEquals(3, wrong.exit(), wrong.out() + wrong.err());
+        assertTrue(wrong.err().contains("Authentication failed"), wrong.err());
+
+        try (var producer = new KafkaProducer<>(producerProperties("publisher", PUBLISHER_PASSWORD), new StringSerializer(), new StringSerializer())) {
+            var refused = assertThrows(ExecutionException.class,
+                    () -> producer.send(new ProducerRecord<>(Topic.ROLLOUTS_REQUESTED.topicName() + SUFFIX, "k", "{}")).get(30, TimeUnit.SECONDS));
+            assertInstanceOf(TopicAuthorizationException.class, refused.getCause(), "a publisher may not request rollouts");
+        }
+
+        var supervisorState = STACK.resolve("state-" + SUFFIX);
+        try (var s = new Supervisor(ROOT, supervisorState.resolve("logs"), List.of("-Dalice.topic-suffix=" + SUFFIX,
+                "-Dkafka.bootstrap.servers=127.0.0.1:" + saslPort, "-Dquarkus.datasource.jdbc.url=" + TestStack.jdbcUrl(),
+                "-Dquarkus.datasource.reactive.url=" + System.getProperty("alice.db.reactive-url"), "-Dquarkus.datasource.username=" + TestStack.dbUser(),
+                "-Dquarkus.datasource.password=" + TestStack.dbPassword()))) {
+            s.start("task-dispatcher", List.of("-Ddispatcher.train=false"), Map.of("KAFKA_SECURITY_PROTOCOL", "SASL_PLAINTEXT", "KAFKA_SASL_MECHANISM",
+                    "SCRAM-SHA-512", "KAFKA_SASL_JAAS_CONFIG", jaas("task-dispatcher", DISPATCHER_PASSWORD)));
+            s.awaitReady(Duration.ofMinutes(3));
+            var right = submit(tasks, clientConfig("publisher", PUBLISHER_PASSWORD));
+            assertEquals(0, right.exit(), right.out() + right.err());
+            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            String stored = null;
+            while (stored == null && System.nanoTime() < deadline) {
+                try {
+                    stored = s.get("task-dispatcher", "/tasks/" + id);
+                } catch (IllegalStateException notYet) {
+                    Thread.sleep(500);
+                }
+            }
+            assertTrue(stored != null && stored.contains("\"taskId\":\"" + id + "\""), "the dispatcher took the task in over SCRAM: " + stored);
+            assertTrue(announced(Topic.TASKS_ACCEPTED.topicName() + SUFFIX, id), "the dispatcher wrote tasks.accepted within its ACLs");
+        }
+        String log = Files.readString(supervisorState.resolve("logs/task-dispatcher.log"));
+        assertFalse(log.contains(DISPATCHER_PASSWORD), "the dispatcher's log holds its Kafka password");
+    }
+
+    /** Whether a record on {@code topic} (read as the PLAINTEXT super user) mentions {@code id}, within a minute. */
+    static boolean announced(String topic, String id) {
+        try (var c = new KafkaConsumer<String, String>(Map.of("bootstrap.servers", "127.0.0.1:" + plainPort), new StringDeserializer(),
+                new StringDeserializer())) {
+            var partition = new TopicPartition(topic, 0);
+            c.assign(List.of(partition));
+            c.seekToBeginning(List.of(partition));
+            long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+            while (System.nanoTime() < deadline) {
+                for (var r : c.poll(Duration.ofMillis(500))) {
+                    if (r.value() != null && r.value().contains(id)) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+    }
+
+    static Properties producerProperties(String user, String password) {
+        var p = new Properties();
+        p.put("bootstrap.servers", "127.0.0.1:" + saslPort);
+        p.put("security.protocol", "SASL_PLAINTEXT");
+        p.put("sasl.mechanism", "SCRAM-SHA-512");
+        p.put("sasl.jaas.config", jaas(user, password));
+        p.put("max.block.ms", "30000");
+        return p;
+    }
+
+    static void stack(String command, Map<String, String> env) throws Exception {
+        Files.createDirectories(STACK);
+        var pb = new ProcessBuilder(ROOT.resolve("dev/stack").toString(), command).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        pb.environment().put("ALICE_STACK_DIR", STACK.toString());
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertEquals(0, p.waitFor(), "dev/stack " + command + ": " + out);
+    }
+
+    static int freePort() throws Exception {
+        try (var s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
