@@ -97,6 +97,20 @@ public interface DispatcherConfig {
     /** {@code dispatcher.stale-action}; a value other than these stops start-up, naming the allowed ones. */
     enum StaleAction { DROP, REFRESH }
 
+    /** Per-source limits on what {@code POST /tasks} takes (429 with {@code Retry-After} beyond them). */
+    Quota quota();
+
+    /** See {@link #quota()}. A source is the submitter's name when auth is on. */
+    interface Quota {
+        /** Training tasks of one source never scheduled yet (no group requested); a request that would pass it is refused. 0: no limit. */
+        @WithDefault("10000")
+        int pendingTasks();
+
+        /** Tasks (new versions included) one source may add per hour, counted over the last 60 minutes. 0: no limit. */
+        @WithDefault("20000")
+        int submissionsPerHour();
+    }
+
     /** Fair-share weights by task source (a source absent here weighs 1). */
     Map<String, Double> sourceWeights();
 

@@ -1,6 +1,7 @@
 package ai.openalice.rl.dispatcher.rest;
 
 import ai.openalice.rl.dispatcher.model.IntakeOutcome;
+import ai.openalice.rl.dispatcher.repository.SourceQuota;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.dispatcher.service.IntakeService;
 import ai.openalice.rl.servicekit.auth.AuthSettings;
@@ -27,7 +28,8 @@ import java.util.Map;
  * {@code POST /tasks}: one task (JSON) or many (JSONL), {@code ?source=} (see {@link #source}), {@code ?priority=},
  * {@code ?newVersion=true}. 200 when every task was added or unchanged; 400 (problem details, every
  * line's outcome) when any was invalid — the valid ones are still taken; 409 for a single task
- * that conflicts with its stored version. {@code GET /tasks/{id}}: versions, share, curriculum,
+ * that conflicts with its stored version; 429 with {@code Retry-After} past a source's quota
+ * ({@link SourceQuota}), nothing taken. {@code GET /tasks/{id}}: versions, share, curriculum,
  * solve-rate history.
  */
 @Path("/tasks")
@@ -50,6 +52,9 @@ public class TaskResource {
     AuthSettings auth;
 
     @Inject
+    SourceQuota quota;
+
+    @Inject
     SecurityIdentity identity;
 
     @POST
@@ -65,6 +70,11 @@ public class TaskResource {
         }
         if (body == null || body.isBlank()) {
             return Problems.of(400, "No task", "the body must be a task (JSON object) or tasks (JSONL)");
+        }
+        var refusal = quota.check(source, IntakeService.taskCount(body));
+        if (refusal.isPresent()) {
+            return Response.fromResponse(Problems.of(429, "Quota exceeded", refusal.get().detail(), Map.of("field", "source")))
+                    .header("Retry-After", refusal.get().retryAfterSeconds()).build();
         }
         var outcomes = intake.fromRest(body, source, priority, newVersion);
         long rejected = outcomes.stream().filter(IntakeOutcome::refused).count();

@@ -120,6 +120,15 @@ public class IntakeService {
         return out;
     }
 
+    /** How many tasks a {@code POST /tasks} body holds as {@link #fromRest} reads it (the lines of JSONL, or one). */
+    public static int taskCount(String body) {
+        String trimmed = body.strip();
+        if (trimmed.startsWith("{") && single(trimmed)) {
+            return 1;
+        }
+        return (int) body.lines().filter(l -> !l.isBlank()).count();
+    }
+
     private static boolean single(String text) {
         try {
             EventCodec.mapper().readerFor(JsonNode.class).with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
