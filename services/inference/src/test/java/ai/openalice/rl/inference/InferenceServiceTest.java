@@ -230,10 +230,36 @@ class InferenceServiceTest {
         var outside = post("{\"prompt\": [1, 99999]}");
         assertEquals(400, outside.statusCode());
         assertEquals("prompt[1] = 99999 is outside the vocabulary (0..264)", M.readTree(outside.body()).get("detail").asText());
+        var truncated = M.readTree(post("{\"prompt\": [1, 2").body());
+        assertEquals(400, truncated.get("status").asInt());
+        assertTrue(truncated.get("detail").asText().startsWith("prompt: Unexpected end-of-input"), truncated.toString()); // where it broke off
+        var typed = M.readTree(post("{\"prompt\": \"x\", \"n\": \"two\"}").body());
+        assertEquals("n", typed.get("field").asText(), typed.toString());
+        assertTrue(typed.get("detail").asText().startsWith("n: "), typed.toString());
         var pin = post("{\"prompt\": \"x\", \"policy_version\": 42}");
         assertEquals(404, pin.statusCode());
         var n3 = M.readTree(post("{\"prompt\": \"x = \", \"n\": 3, \"max_tokens\": 5, \"seed\": 7}").body());
         assertEquals(3, n3.get("choices").size());
         assertNotEquals(n3.get("choices").get(0).get("tokens"), null);
+    }
+
+    /**
+     * Generated bad bodies (seeded) at both completion doors: 200, a 400 naming the field, or a 404
+     * for a version not served — a problem every time, never a 5xx. max_tokens is kept small in the
+     * template so that the generated requests that are valid stay quick.
+     */
+    @Test
+    void generatedBadBodiesAreProblemsNeverA5xx() {
+        var completion = ai.openalice.rl.testkit.Mutations.parse("{\"prompt\": [1, 2, 3], \"max_tokens\": 2, \"temperature\": 0.5, \"n\": 1, \"stop\": [\"x\"], "
+                + "\"logprobs\": 1}");
+        var expected = java.util.Set.of(200, 400, 404);
+        var wrong = ai.openalice.rl.testkit.FuzzDoor.send(URI.create(base + "v1/completions"), new ai.openalice.rl.testkit.Mutations(11L).of(completion, 150),
+                expected);
+        assertEquals(List.of(), wrong, String.join("\n", wrong));
+        var chat = ai.openalice.rl.testkit.Mutations.parse("{\"messages\": [{\"role\": \"system\", \"content\": \"be brief\"}, "
+                + "{\"role\": \"user\", \"content\": \"hi\"}], \"max_tokens\": 2, \"temperature\": 0.5}");
+        wrong = ai.openalice.rl.testkit.FuzzDoor.send(URI.create(base + "v1/chat/completions"), new ai.openalice.rl.testkit.Mutations(12L).of(chat, 150),
+                expected);
+        assertEquals(List.of(), wrong, String.join("\n", wrong));
     }
 }

@@ -181,4 +181,21 @@ class RubricServiceTest {
         assertEquals(400, bad.statusCode());
         assertEquals("task (the task object, with its gold patch and tests) is required", M.readTree(bad.body()).get("detail").asText());
     }
+
+    /** Generated bad bodies (seeded) at both doors: 200 or a 400 problem naming what is wrong, never a 5xx. */
+    @Test
+    void generatedBadBodiesAreProblemsNeverA5xx() {
+        ObjectNode body = M.createObjectNode();
+        body.set("task", task().raw());
+        body.set("trajectory", EventCodec.mapper().valueToTree(cleanFix()));
+        body.put("patch", task().patch());
+        body.put("resolved", false);
+        var wrong = ai.openalice.rl.testkit.FuzzDoor.send(URI.create(base + "score"), new ai.openalice.rl.testkit.Mutations(9L).of(body, 200),
+                java.util.Set.of(200, 400));
+        assertEquals(List.of(), wrong, String.join("\n", wrong));
+        body.putArray("candidates").add(M.createObjectNode().put("tool", "submit"));
+        wrong = ai.openalice.rl.testkit.FuzzDoor.send(URI.create(base + "step-utility"), new ai.openalice.rl.testkit.Mutations(10L).of(body, 200),
+                java.util.Set.of(200, 400));
+        assertEquals(List.of(), wrong, String.join("\n", wrong));
+    }
 }

@@ -31,6 +31,9 @@ import java.util.UUID;
 @Produces(MediaType.APPLICATION_JSON)
 public class EvalResource {
     /** A run started: its id, its tasks, and the rollouts it will take. */
+    /** Rollouts per task at most: each is a row and a request; pass@k beyond this is not what an evaluation run is for. */
+    static final int MAX_K = 1024;
+
     public record Started(String evalRunId, int tasks, int rollouts) {}
 
     @Inject
@@ -49,8 +52,8 @@ public class EvalResource {
         if (body == null || !body.isObject()) {
             return Problems.of(400, "Invalid evaluation", "the body must be a JSON object");
         }
-        if (!body.path("k").canConvertToInt() || body.get("k").asInt() < 1) {
-            return Problems.of(400, "Invalid evaluation", "k: required, an integer >= 1 (rollouts per task)");
+        if (!body.path("k").canConvertToInt() || body.get("k").asInt() < 1 || body.get("k").asInt() > MAX_K) {
+            return Problems.of(400, "Invalid evaluation", "k: required, an integer from 1 to " + MAX_K + " (rollouts per task)");
         }
         if (!body.path("policyVersion").canConvertToLong() || body.get("policyVersion").asLong() < 0) {
             return Problems.of(400, "Invalid evaluation", "policyVersion: required, an integer >= 0 (the checkpoint to evaluate)");
