@@ -86,14 +86,12 @@ final class SubmitCommand implements Callable<Integer> {
             return 2;
         }
         String from = source != null ? source : "file:" + file.getFileName();
-        var props = new Properties();
-        if (kafkaConfig != null) {
-            try (var in = java.nio.file.Files.newBufferedReader(kafkaConfig)) {
-                props.load(in);
-            } catch (java.io.IOException | IllegalArgumentException e) {
-                err.println("--kafka-config: cannot read " + kafkaConfig + ": " + e.getMessage());
-                return 2;
-            }
+        Properties props;
+        try {
+            props = KafkaClientConfig.load(kafkaConfig);
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            return 2;
         }
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka);
         props.put(ProducerConfig.ACKS_CONFIG, "all");

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.cli.AliceRl;
+import ai.openalice.rl.cli.KafkaClientConfig;
 import ai.openalice.rl.cli.train.Supervisor;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.testkit.TestStack;
@@ -49,8 +50,9 @@ import org.junit.jupiter.api.Test;
  * SASL_PLAINTEXT listener, SCRAM-SHA-512 users and the StandardAuthorizer): {@code alice-rl submit}
  * with the right credentials publishes, with a wrong password is refused, and a publisher's ACLs
  * let it write tasks.submitted and tasks.rejected and nothing else; the packaged task-dispatcher,
- * given its credentials through the environment as a Secret would be, takes the task in, within the
- * ACLs of {@link #dispatcherAcls} — and its log never holds the password.
+ * given its credentials in its environment (as {@code alice-rl train --kafka-config FILE} passes
+ * them, and as a Secret would), takes the task in within the ACLs of {@link #dispatcherAcls} — and
+ * its log never holds the password.
  */
 class KafkaSaslIT {
     static final Path ROOT = Path.of(System.getProperty("alice.services")).getParent();
@@ -159,9 +161,10 @@ class KafkaSaslIT {
         try (var s = new Supervisor(ROOT, supervisorState.resolve("logs"), List.of("-Dalice.topic-suffix=" + SUFFIX,
                 "-Dkafka.bootstrap.servers=127.0.0.1:" + saslPort, "-Dquarkus.datasource.jdbc.url=" + TestStack.jdbcUrl(),
                 "-Dquarkus.datasource.reactive.url=" + System.getProperty("alice.db.reactive-url"), "-Dquarkus.datasource.username=" + TestStack.dbUser(),
-                "-Dquarkus.datasource.password=" + TestStack.dbPassword()))) {
-            s.start("task-dispatcher", List.of("-Ddispatcher.train=false"), Map.of("KAFKA_SECURITY_PROTOCOL", "SASL_PLAINTEXT", "KAFKA_SASL_MECHANISM",
-                    "SCRAM-SHA-512", "KAFKA_SASL_JAAS_CONFIG", jaas("task-dispatcher", DISPATCHER_PASSWORD)));
+                "-Dquarkus.datasource.password=" + TestStack.dbPassword()),
+                // as alice-rl train --kafka-config FILE passes them: the file's settings in every service's environment
+                KafkaClientConfig.environment(KafkaClientConfig.load(clientConfig("task-dispatcher", DISPATCHER_PASSWORD))))) {
+            s.start("task-dispatcher", List.of("-Ddispatcher.train=false"));
             s.awaitReady(Duration.ofMinutes(3));
             var right = submit(tasks, clientConfig("publisher", PUBLISHER_PASSWORD));
             assertEquals(0, right.exit(), right.out() + right.err());

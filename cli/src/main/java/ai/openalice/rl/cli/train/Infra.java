@@ -23,6 +23,8 @@ final class Infra implements AutoCloseable {
     private boolean startedKafka;
     String bootstrap;
     String jdbcUrl;
+    /** Client settings for an external broker ({@code --kafka-config}); empty for the run's own. */
+    java.util.Properties kafkaClient = new java.util.Properties();
     String user = "alice";
     String password = "alice";
 
@@ -99,6 +101,11 @@ final class Infra implements AutoCloseable {
 
     String reactiveUrl() {
         return jdbcUrl.substring("jdbc:".length());
+    }
+
+    /** The Kafka client settings every service gets in its environment (a JAAS config is a secret: never a -D on a command line). */
+    Map<String, String> serviceEnvironment() {
+        return ai.openalice.rl.cli.KafkaClientConfig.environment(kafkaClient);
     }
 
     /** The settings every service gets. */

@@ -37,7 +37,7 @@ final class Services implements AutoCloseable {
         var common = infra.serviceSettings();
         common.addAll(List.of("-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1",
                 "-DDJL_CACHE_DIR=" + state.resolve("djl")));
-        this.supervisor = new Supervisor(root, state.resolve("logs"), common);
+        this.supervisor = new Supervisor(root, state.resolve("logs"), common, infra.serviceEnvironment());
     }
 
     Supervisor supervisor() {

@@ -43,9 +43,16 @@ public final class Supervisor implements AutoCloseable {
     private final Map<String, Integer> notLive = new LinkedHashMap<>();
 
     private final LocalAuth auth;
+    private final Map<String, String> commonEnvironment;
 
     /** With this run's keys and tokens in {@code auth/} beside the logs ({@link LocalAuth}): every service checks tokens, and so is called. */
     public Supervisor(Path root, Path logs, List<String> common) throws java.io.IOException {
+        this(root, logs, common, Map.of());
+    }
+
+    /** ... and environment variables every service gets (Kafka client security: {@code KAFKA_SASL_JAAS_CONFIG}...). */
+    public Supervisor(Path root, Path logs, List<String> common, Map<String, String> commonEnvironment) throws java.io.IOException {
+        this.commonEnvironment = Map.copyOf(commonEnvironment);
         this.root = root;
         this.logs = logs;
         this.apps = logs.resolveSibling("apps");
@@ -132,6 +139,7 @@ public final class Supervisor implements AutoCloseable {
         cmd.addAll(List.of("-jar", copy.resolve("quarkus-run.jar").toString()));
         var pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         environment.forEach(pb.environment()::putIfAbsent);
+        pb.environment().putAll(commonEnvironment);
         pb.redirectOutput(ProcessBuilder.Redirect.appendTo(new File(logs.resolve(service + ".log").toString())));
         processes.put(service, pb.start());
     }

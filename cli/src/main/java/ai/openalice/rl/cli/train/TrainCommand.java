@@ -52,6 +52,11 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--kafka", paramLabel = "HOST:PORT", description = "Use this Kafka instead of starting one.")
     String kafka;
 
+    @Option(names = "--kafka-config", paramLabel = "FILE",
+            description = "With --kafka: client settings as Java properties (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.*), for this"
+                    + " command and, in their environment, every service.")
+    Path kafkaConfig;
+
     @Option(names = "--db", paramLabel = "JDBC_URL", description = "Use this PostgreSQL database instead of the machine's (with --db-user, --db-password).")
     String db;
 
@@ -162,6 +167,14 @@ public final class TrainCommand implements Callable<Integer> {
             err.println("--sandbox must be local or kubernetes, got '" + sandbox + "'");
             return 2;
         }
+        if (kafkaConfig != null && kafka == null) {
+            err.println("--kafka-config is for an external broker: give --kafka too (the run's own broker is PLAINTEXT on loopback)");
+            return 2;
+        }
+        if (kafkaConfig != null && !Files.isReadable(kafkaConfig)) {
+            err.println("--kafka-config: cannot read " + kafkaConfig);
+            return 2;
+        }
         if (oracleRl != null && !(oracleRl >= 0 && oracleRl <= 1)) {
             err.println("--oracle-rl is a probability in [0, 1], got " + oracleRl);
             return 2;
@@ -230,6 +243,7 @@ public final class TrainCommand implements Callable<Integer> {
             out.printf("[train] generated tiny-swe: %d training and %d held-out tasks in %s%n", w.trainCount(), w.heldOutCount(), suite);
         }
         try (var infra = new Infra(root, state, out)) {
+            infra.kafkaClient = ai.openalice.rl.cli.KafkaClientConfig.load(kafkaConfig);
             infra.start(kafka, db, dbUser, dbPassword);
             Files.writeString(state.resolve("infra.json"), EventCodec.mapper().createObjectNode().put("jdbcUrl", infra.jdbcUrl).put("user", infra.user)
                     .put("password", infra.password).put("kafka", infra.bootstrap).toString());
@@ -248,7 +262,7 @@ public final class TrainCommand implements Callable<Integer> {
             try (services) {
                 boolean warm = warmStartSteps > 0 && !Files.exists(state.resolve(WARM_START_DONE));
                 services.startAll(warm);
-                var heldOutIds = submit(infra.bootstrap, suite);
+                var heldOutIds = submit(infra.bootstrap, infra.kafkaClient, suite);
                 var progress = new Progress(services.supervisor(), state, heldOutIds, probeK, out);
                 if (warm) {
                     out.printf("[train] warm start: %d supervised steps on oracle trajectories%n", warmStartSteps);
@@ -274,8 +288,9 @@ public final class TrainCommand implements Callable<Integer> {
     }
 
     /** Publishes the suite (train and held-out) to tasks.submitted; a resubmitted task changes nothing. Returns the held-out ids. */
-    private static List<String> submit(String bootstrap, Path suite) throws Exception {
+    private static List<String> submit(String bootstrap, Properties client, Path suite) throws Exception {
         var props = new Properties();
+        props.putAll(client);
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         var held = new ArrayList<String>();
