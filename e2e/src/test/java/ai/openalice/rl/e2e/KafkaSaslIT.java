@@ -13,7 +13,6 @@ import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.testkit.TestStack;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -56,20 +55,19 @@ import org.junit.jupiter.api.Test;
  */
 class KafkaSaslIT {
     static final Path ROOT = Path.of(System.getProperty("alice.services")).getParent();
-    static final Path STACK = Path.of("target", "sasl-stack-" + UUID.randomUUID().toString().substring(0, 8)).toAbsolutePath();
     static final String PUBLISHER_PASSWORD = "pub-" + UUID.randomUUID();
     static final String DISPATCHER_PASSWORD = "disp-" + UUID.randomUUID();
     static final String SUFFIX = ".sasl" + UUID.randomUUID().toString().substring(0, 8);
+    static PrivateBroker broker;
     static int plainPort;
     static int saslPort;
 
     @BeforeAll
     static void startBroker() throws Exception {
-        plainPort = freePort();
-        saslPort = freePort();
-        int controller = freePort();
-        stack("kafka-start", Map.of("ALICE_KAFKA_PORT", "" + plainPort, "ALICE_KAFKA_CONTROLLER_PORT", "" + controller, "ALICE_KAFKA_SASL_PORT",
-                "" + saslPort, "ALICE_KAFKA_SCRAM_USERS", "publisher:" + PUBLISHER_PASSWORD + " task-dispatcher:" + DISPATCHER_PASSWORD));
+        broker = new PrivateBroker("publisher:" + PUBLISHER_PASSWORD + " task-dispatcher:" + DISPATCHER_PASSWORD);
+        broker.start();
+        plainPort = broker.port;
+        saslPort = broker.saslPort;
         try (var admin = Admin.create(Map.of("bootstrap.servers", "127.0.0.1:" + plainPort))) { // PLAINTEXT: the test's super user
             var topics = new ArrayList<NewTopic>();
             for (Topic t : Topic.values()) {
@@ -88,7 +86,7 @@ class KafkaSaslIT {
 
     @AfterAll
     static void stopBroker() throws Exception {
-        stack("kafka-stop", Map.of());
+        broker.close();
     }
 
     /**
@@ -122,7 +120,7 @@ class KafkaSaslIT {
     }
 
     static Path clientConfig(String user, String password) throws Exception {
-        var file = Files.createTempFile(STACK, user, ".properties");
+        var file = Files.createTempFile(broker.dir, user, ".properties");
         Files.writeString(file, "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\nsasl.jaas.config=" + jaas(user, password) + "\n");
         return file;
     }
@@ -140,7 +138,7 @@ class KafkaSaslIT {
 
     @Test
     void aPublisherWithItsCredentialsAndAclsOnlyAndADispatcherOverScram() throws Exception {
-        Path tasks = Files.createTempFile(STACK, "tasks", ".jsonl");
+        Path tasks = Files.createTempFile(broker.dir, "tasks", ".jsonl");
         String id = "sasl-" + UUID.randomUUID().toString().substring(0, 8);
         var task = ai.openalice.rl.events.EventCodec.mapper().readTree(Files.readAllLines(ROOT.resolve("examples/tasks/calc.jsonl")).getFirst());
         ((com.fasterxml.jackson.databind.node.ObjectNode) task).put("instance_id", id);
@@ -157,7 +155,7 @@ class KafkaSaslIT {
             assertInstanceOf(TopicAuthorizationException.class, refused.getCause(), "a publisher may not request rollouts");
         }
 
-        var supervisorState = STACK.resolve("state-" + SUFFIX);
+        var supervisorState = broker.dir.resolve("state-" + SUFFIX);
         try (var s = new Supervisor(ROOT, supervisorState.resolve("logs"), List.of("-Dalice.topic-suffix=" + SUFFIX,
                 "-Dkafka.bootstrap.servers=127.0.0.1:" + saslPort, "-Dquarkus.datasource.jdbc.url=" + TestStack.jdbcUrl(),
                 "-Dquarkus.datasource.reactive.url=" + System.getProperty("alice.db.reactive-url"), "-Dquarkus.datasource.username=" + TestStack.dbUser(),
@@ -211,21 +209,5 @@ class KafkaSaslIT {
         p.put("sasl.jaas.config", jaas(user, password));
         p.put("max.block.ms", "30000");
         return p;
-    }
-
-    static void stack(String command, Map<String, String> env) throws Exception {
-        Files.createDirectories(STACK);
-        var pb = new ProcessBuilder(ROOT.resolve("dev/stack").toString(), command).redirectErrorStream(true);
-        pb.environment().putAll(env);
-        pb.environment().put("ALICE_STACK_DIR", STACK.toString());
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertEquals(0, p.waitFor(), "dev/stack " + command + ": " + out);
-    }
-
-    static int freePort() throws Exception {
-        try (var s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 }

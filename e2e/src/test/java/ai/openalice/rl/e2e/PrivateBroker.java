@@ -1,0 +1,70 @@
+package ai.openalice.rl.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * A Kafka broker of a test's own, started and stopped with dev/stack (its data in
+ * {@code target/broker-*}, kept across a stop and a start, as a restarted broker keeps it), for
+ * tests that must take the broker away or configure it differently from the shared one.
+ */
+final class PrivateBroker implements AutoCloseable {
+    static final Path ROOT = Path.of(System.getProperty("alice.services")).getParent();
+    final Path dir = Path.of("target", "broker-" + UUID.randomUUID().toString().substring(0, 8)).toAbsolutePath();
+    final int port;
+    final Integer saslPort;
+    private final Map<String, String> env = new HashMap<>();
+
+    /** PLAINTEXT on a free port; with {@code scramUsers} ("name:password ...") also a SCRAM listener with ACL authorization. */
+    PrivateBroker(String scramUsers) throws Exception {
+        port = freePort();
+        env.put("ALICE_STACK_DIR", dir.toString());
+        env.put("ALICE_KAFKA_PORT", "" + port);
+        env.put("ALICE_KAFKA_CONTROLLER_PORT", "" + freePort());
+        if (scramUsers != null) {
+            saslPort = freePort();
+            env.put("ALICE_KAFKA_SASL_PORT", "" + saslPort);
+            env.put("ALICE_KAFKA_SCRAM_USERS", scramUsers);
+        } else {
+            saslPort = null;
+        }
+    }
+
+    String bootstrap() {
+        return "127.0.0.1:" + port;
+    }
+
+    void start() throws Exception {
+        stack("kafka-start");
+    }
+
+    void stop() throws Exception {
+        stack("kafka-stop");
+    }
+
+    @Override
+    public void close() throws Exception {
+        stop();
+    }
+
+    private void stack(String command) throws Exception {
+        Files.createDirectories(dir);
+        var pb = new ProcessBuilder(ROOT.resolve("dev/stack").toString(), command).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertEquals(0, p.waitFor(), "dev/stack " + command + ": " + out);
+    }
+
+    static int freePort() throws Exception {
+        try (var s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
