@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 /** Entry point of {@code ./alice-rl}. */
 @Command(name = "alice-rl", mixinStandardHelpOptions = true, version = "alice-rl 0.1.0-SNAPSHOT",
         description = "Always-on agentic reinforcement learning for coding agents.",
-        subcommands = {TasksCommand.class, VerifyCommand.class, ModelCommand.class, SubmitCommand.class, EvalCommand.class, AuthCommand.class, ai.openalice.rl.cli.train.RolloutCommand.class,
+        subcommands = {TasksCommand.class, VerifyCommand.class, ModelCommand.class, SubmitCommand.class, EvalCommand.class, AuthCommand.class,
+                ai.openalice.rl.cli.train.RolloutCommand.class,
                 ai.openalice.rl.cli.train.CompareCommand.class, ai.openalice.rl.cli.train.TrainCommand.class, ai.openalice.rl.cli.train.ReportCommand.class})
 public final class AliceRl {
 

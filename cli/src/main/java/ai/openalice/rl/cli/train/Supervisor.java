@@ -148,9 +148,13 @@ public final class Supervisor implements AutoCloseable {
         return URI.create("http://127.0.0.1:" + ports.get(service) + path);
     }
 
+    /** A request to a service as the run's operator (its token holds every role). */
+    private HttpRequest.Builder request(String service, String path) {
+        return HttpRequest.newBuilder(uri(service, path)).timeout(Duration.ofSeconds(60)).header("Authorization", "Bearer " + auth.operatorToken());
+    }
+
     public String get(String service, String path) throws Exception {
-        var r = HTTP.send(HttpRequest.newBuilder(uri(service, path)).timeout(Duration.ofSeconds(60)).header("Authorization", "Bearer " + auth.operatorToken())
-                .build(), HttpResponse.BodyHandlers.ofString());
+        var r = HTTP.send(request(service, path).build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() / 100 != 2) {
             throw new IllegalStateException(service + " " + path + ": " + r.statusCode() + " " + r.body());
         }
@@ -158,8 +162,8 @@ public final class Supervisor implements AutoCloseable {
     }
 
     public String post(String service, String path, String json) throws Exception {
-        var r = HTTP.send(HttpRequest.newBuilder(uri(service, path)).timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
-                .header("Authorization", "Bearer " + auth.operatorToken()).POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+        var r = HTTP.send(request(service, path).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+                HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() / 100 != 2) {
             throw new IllegalStateException(service + " " + path + ": " + r.statusCode() + " " + r.body());
         }

@@ -42,8 +42,8 @@ public class SourceQuota {
                 }
             }
             if (quota.submissionsPerHour() > 0) {
-                var row = sql.one("SELECT count(*) AS n, min(created_at) AS oldest FROM dispatcher.tasks WHERE source = $1 AND created_at > now() - interval '1 hour'",
-                        source).orElseThrow();
+                var row = sql.one("SELECT count(*) AS n, min(created_at) AS oldest FROM dispatcher.tasks"
+                        + " WHERE source = $1 AND created_at > now() - interval '1 hour'", source).orElseThrow();
                 long added = row.getLong("n");
                 if (added + incoming > quota.submissionsPerHour()) {
                     return Optional.of(new Refusal("source '" + source + "' added " + added + " task(s) in the last hour; " + incoming
