@@ -91,6 +91,14 @@ public interface RunnerConfig {
     @WithDefault("/tmp/alice-rl-artifacts/trajectories")
     Path artifactDir();
 
+    /**
+     * Trajectory files in {@code artifact-dir} are deleted once last written this long ago (checked
+     * hourly). The trainer reads one when it trains its group, within minutes to hours; a group whose
+     * file is gone by then is dropped (artifact_missing), never a failed step.
+     */
+    @WithDefault("P7D")
+    Duration keepArtifacts();
+
     /** Trajectories larger than this (JSON bytes) go to the artifact store instead of inline. */
     @WithDefault("262144")
     int inlineTrajectoryBytes();

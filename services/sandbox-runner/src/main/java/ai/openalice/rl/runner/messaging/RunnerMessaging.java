@@ -78,6 +78,12 @@ public class RunnerMessaging {
         leases.heartbeat(episodes.owner(), episodes.inFlight());
     }
 
+    @Scheduled(every = "1h", delayed = "1m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
+    void pruneArtifacts() {
+        episodes.pruneArtifacts();
+    }
+
     void onStop(@Observes ShutdownEvent ev) {
         episodes.stop();
     }

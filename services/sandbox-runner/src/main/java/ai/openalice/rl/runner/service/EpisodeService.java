@@ -180,6 +180,20 @@ public class EpisodeService {
         }
     }
 
+    /** Deletes trajectory files older than {@code runner.keep-artifacts}; counted in {@code runner_artifacts_pruned_total} and {@code _bytes_total}. */
+    public void pruneArtifacts() {
+        try {
+            var pruned = ai.openalice.rl.servicekit.ArtifactRetention.prune(config.artifactDir(), config.keepArtifacts(), java.time.Instant.now());
+            metrics.counter("runner_artifacts_pruned_total").increment(pruned.files());
+            metrics.counter("runner_artifacts_pruned_bytes_total").increment(pruned.bytes());
+            if (pruned.files() > 0) {
+                LOG.infof("deleted %d trajectory file(s), %d bytes, older than %s", pruned.files(), pruned.bytes(), config.keepArtifacts());
+            }
+        } catch (java.io.UncheckedIOException e) {
+            LOG.warnf("artifact retention: %s; trying again in an hour", e.getMessage());
+        }
+    }
+
     /** Inline when small; otherwise written to the artifact store and referenced by URI and sha256. */
     private TrajectoryRef trajectoryRef(UUID rolloutId, Trajectory t) {
         try {

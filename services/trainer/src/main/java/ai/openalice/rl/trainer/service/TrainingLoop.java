@@ -181,6 +181,7 @@ public final class TrainingLoop implements Runnable {
             }
             fresh.forEach(g -> exclude.add(g.groupId()));
             fresh = sft ? fresh : refuseOffTemperature(fresh, batch);
+            fresh = refuseMissingArtifacts(fresh, batch);
             var screen = BatchPlan.of(fresh, policyVersion, config.maxStaleness(), config.advantage(), sft, TrainingLoop::turns,
                     config.loss().compactFilter() ? CompactFilter.deepSwe() : new CompactFilter(false, false, false),
                     config.dynamicSampling() == TrainerConfig.DynamicSampling.OUTCOME);
@@ -258,6 +259,40 @@ public final class TrainingLoop implements Runnable {
         batch.dropped("temperature", off.size());
         off.forEach((group, why) -> LOG.warnf("group %s refused: %s", group, why));
         return fresh.stream().filter(g -> !off.containsKey(g.groupId())).toList();
+    }
+
+    /**
+     * Settles, as dropped (artifact_missing), the groups with a member whose trajectory file is gone
+     * (pruned by the runner's retention, a lost volume): the step goes on without them, instead of
+     * failing on them again and again.
+     */
+    private List<TrainerStore.ReadyGroup> refuseMissingArtifacts(List<TrainerStore.ReadyGroup> fresh, StepTally batch) {
+        var missing = new java.util.LinkedHashMap<java.util.UUID, String>();
+        for (var g : fresh) {
+            for (var m : g.members()) {
+                String uri = missingArtifact(m);
+                if (uri != null) {
+                    missing.put(g.groupId(), "the trajectory of " + m.rolloutId() + " is gone from the artifact store (" + uri + ")");
+                    break;
+                }
+            }
+        }
+        if (missing.isEmpty()) {
+            return fresh;
+        }
+        store.drop(missing);
+        meters.dropped(Map.of("artifact_missing", (long) missing.size()));
+        batch.dropped("artifact_missing", missing.size());
+        missing.forEach((group, why) -> LOG.warnf("group %s refused: %s", group, why));
+        return fresh.stream().filter(g -> !missing.containsKey(g.groupId())).toList();
+    }
+
+    /** The URI of a member's stored trajectory when the file is not there (null: inline, or present). */
+    static String missingArtifact(TrainerStore.Member m) {
+        if (m.infra() || m.masked() || !(m.trajectory() instanceof TrajectoryRef.Stored s)) { // only members trained on are read
+            return null;
+        }
+        return Files.isRegularFile(Path.of(URI.create(s.artifact().uri()))) ? null : s.artifact().uri();
     }
 
     static List<Turn> turns(TrainerStore.Member m) {
