@@ -329,4 +329,31 @@ class VerifierServiceTest {
         assertTrue(u.error().startsWith("the candidate's patch breaks the build or the test run"), u.error());
         assertEquals(null, u.explanation().cause());
     }
+
+    /**
+     * Retention by hand, kept 14 days: a verification finished 15 days ago goes; one finished 13
+     * days ago stays, and so does a claim still running since 20 days ago (never deleted: it is no
+     * verdict yet). With a batch of 1, two old ones take two statements.
+     */
+    @Test
+    void finishedVerificationsGoAfterTheWindowAndRunningClaimsNever() {
+        var repository = io.quarkus.arc.Arc.container().instance(ai.openalice.rl.verifier.repository.VerificationRepository.class).get();
+        String task = "retention-" + UUID.randomUUID();
+        UUID old1 = UUID.randomUUID(), old2 = UUID.randomUUID(), recent = UUID.randomUUID(), running = UUID.randomUUID();
+        for (Object[] row : new Object[][] {{old1, "done", 15}, {old2, "done", 16}, {recent, "done", 13}, {running, "running", 20}}) {
+            pool.preparedQuery("""
+                    INSERT INTO verifier.verifications (rollout_id, task_id, task_version, group_id, policy_version, state, claimed_by, claimed_at,
+                      finished_at) VALUES ($1, $2, 1, $1, 0, $3, 'test', now() - make_interval(days => $4),
+                      CASE WHEN $3 = 'done' THEN now() - make_interval(days => $4) END)""")
+                    .execute(io.vertx.mutiny.sqlclient.Tuple.of(row[0], task, row[1], row[2])).await().indefinitely();
+        }
+        int first = repository.pruneFinished(java.time.Duration.ofDays(14), 1);
+        int second = repository.pruneFinished(java.time.Duration.ofDays(14), 1);
+        assertEquals(1, first);
+        assertEquals(1, second);
+        var left = new java.util.TreeSet<String>();
+        pool.preparedQuery("SELECT rollout_id FROM verifier.verifications WHERE task_id = $1").execute(io.vertx.mutiny.sqlclient.Tuple.of(task))
+                .await().indefinitely().forEach(r -> left.add(r.getUUID("rollout_id").toString()));
+        assertEquals(new java.util.TreeSet<>(List.of(recent.toString(), running.toString())), left);
+    }
 }

@@ -41,6 +41,14 @@ public interface VerifierConfig {
     @WithDefault("PT30M")
     Duration claimLease();
 
+    /**
+     * A finished verification (its verdict) is deleted this long after it finished, hourly, in
+     * batches of 1,000. Longer than rollouts.completed keeps its records (7 days), so that a
+     * redelivered event always finds its verdict and is never verified twice.
+     */
+    @WithDefault("P14D")
+    Duration keepVerifications();
+
     /** How often unsent outbox events are relayed to Kafka (1 s at least). */
     @WithDefault("1s")
     String outboxInterval();

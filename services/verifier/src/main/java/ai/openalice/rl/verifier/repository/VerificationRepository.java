@@ -26,6 +26,13 @@ public class VerificationRepository {
     @Inject
     Pool pool;
 
+    /** Deletes up to {@code batch} verifications finished more than {@code keep} ago; returns how many (running claims are never touched). */
+    public int pruneFinished(Duration keep, int batch) {
+        return pool.preparedQuery("DELETE FROM verifier.verifications WHERE rollout_id IN (SELECT rollout_id FROM verifier.verifications"
+                + " WHERE state = 'done' AND finished_at < now() - make_interval(secs => $1) LIMIT $2)")
+                .execute(Tuple.of((double) keep.toSeconds(), batch)).await().atMost(DB).rowCount();
+    }
+
     /**
      * Claims the rollout for {@code owner}: true when nobody has verified it and nobody holds a
      * live claim (claims older than {@code lease} are taken over, their owner presumed dead).
