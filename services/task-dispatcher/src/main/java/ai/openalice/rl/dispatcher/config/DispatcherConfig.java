@@ -97,6 +97,13 @@ public interface DispatcherConfig {
     /** {@code dispatcher.stale-action}; a value other than these stops start-up, naming the allowed ones. */
     enum StaleAction { DROP, REFRESH }
 
+    /**
+     * Settled training groups (with their rollouts) and solve history older than this are deleted,
+     * hourly; tasks, evaluation runs and their groups stay. /stats then counts what the window keeps.
+     */
+    @WithDefault("P30D")
+    Duration keepHistory();
+
     /** Per-source limits on what {@code POST /tasks} takes (429 with {@code Retry-After} beyond them). */
     Quota quota();
 
