@@ -35,12 +35,14 @@ public class RubricMessaging {
     /** The dispatcher's task versions; a malformed record goes to the dead-letter topic. */
     @Incoming("tasks-accepted")
     @Blocking
+    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void task(byte[] value) {
         scoring.rememberTask(value);
     }
 
     @Incoming("verifications-completed")
     @Blocking(ordered = false)
+    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void verification(byte[] value) {
         scoring.score(value);
     }

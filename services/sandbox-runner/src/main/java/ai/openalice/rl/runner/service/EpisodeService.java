@@ -128,6 +128,8 @@ public class EpisodeService {
         return stopping;
     }
 
+    /** One rollout request; a database outage on the way is waited out (the request stays unacknowledged), never dead-lettered. */
+    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void run(byte[] value) {
         if (stopping) {
             throw new IllegalStateException("runner " + owner + " is shutting down; the rollout stays for another runner");

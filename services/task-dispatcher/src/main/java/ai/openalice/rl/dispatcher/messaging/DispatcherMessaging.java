@@ -73,6 +73,7 @@ public class DispatcherMessaging {
 
     @Incoming("tasks-submitted")
     @Blocking
+    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void tasks(org.apache.kafka.clients.consumer.ConsumerRecords<String, byte[]> records) {
         var list = new java.util.ArrayList<ConsumerRecord<String, byte[]>>();
         records.forEach(list::add);
@@ -81,24 +82,28 @@ public class DispatcherMessaging {
 
     @Incoming("rollouts-completed")
     @Blocking
+    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void completed(byte[] value) {
         this.<RolloutCompleted>read(Topic.ROLLOUTS_COMPLETED, value, lifecycle::completed);
     }
 
     @Incoming("verifications-completed")
     @Blocking
+    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void verified(byte[] value) {
         this.<VerificationCompleted>read(Topic.VERIFICATIONS_COMPLETED, value, lifecycle::verified);
     }
 
     @Incoming("rewards-scored")
     @Blocking
+    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void scored(byte[] value) {
         this.<RewardScored>read(Topic.REWARDS_SCORED, value, lifecycle::scored);
     }
 
     @Incoming("checkpoints-published")
     @Blocking
+    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void checkpoint(byte[] value) {
         this.<CheckpointPublished>read(Topic.CHECKPOINTS_PUBLISHED, value, lifecycle::checkpoint);
     }

@@ -83,6 +83,7 @@ public class TrainerService {
 
     @Incoming("rewards-scored")
     @Blocking
+    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void scored(byte[] value) {
         inbox.<RewardScored>read(Topic.REWARDS_SCORED, value).ifPresent(in -> {
             if (!store.add(in.payload())) {

@@ -15,6 +15,7 @@ public class Consumers {
     /** The task versions the dispatcher accepted, to know each rollout's hidden tests; a malformed record goes to the dead-letter topic. */
     @Incoming(Channels.TASKS_ACCEPTED)
     @Blocking
+    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void task(byte[] value) {
         service.rememberTask(value);
     }
@@ -25,6 +26,7 @@ public class Consumers {
      */
     @Incoming(Channels.ROLLOUTS_COMPLETED)
     @Blocking(value = "verify", ordered = false)
+    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void rollout(byte[] value) {
         service.verify(value);
     }
