@@ -3,8 +3,8 @@ package ai.openalice.rl.rubric;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import ai.openalice.rl.events.auth.Roles;
-import ai.openalice.rl.servicekit.auth.AuthMatrix;
 import ai.openalice.rl.servicekit.auth.AuthMatrix.Door;
+import ai.openalice.rl.servicekit.auth.AuthMatrix;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.auth.Roles;
-import ai.openalice.rl.servicekit.auth.AuthMatrix;
 import ai.openalice.rl.servicekit.auth.AuthMatrix.Door;
+import ai.openalice.rl.servicekit.auth.AuthMatrix;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;

@@ -1,10 +1,10 @@
 package ai.openalice.rl.inference.rest;
 
+import ai.openalice.rl.events.auth.Roles;
 import ai.openalice.rl.inference.service.LoadedModel;
 import ai.openalice.rl.inference.service.ModelRegistry;
 import ai.openalice.rl.model.tokenizer.Tokenizer;
 import ai.openalice.rl.policy.Completion;
-import ai.openalice.rl.events.auth.Roles;
 import com.fasterxml.jackson.databind.JsonNode;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
