@@ -93,11 +93,15 @@ public interface RunnerConfig {
 
     /**
      * Trajectory files in {@code artifact-dir} are deleted once last written this long ago (checked
-     * hourly). The trainer reads one when it trains its group, within minutes to hours; a group whose
+     * every {@code prune-every}). The trainer reads one when it trains its group, within minutes to hours; a group whose
      * file is gone by then is dropped (artifact_missing), never a failed step.
      */
     @WithDefault("P7D")
     Duration keepArtifacts();
+
+    /** How often trajectory files past {@code keep-artifacts} are looked for. */
+    @WithDefault("PT1H")
+    Duration pruneEvery();
 
     /** Trajectories larger than this (JSON bytes) go to the artifact store instead of inline. */
     @WithDefault("262144")

@@ -78,7 +78,7 @@ public class RunnerMessaging {
         leases.heartbeat(episodes.owner(), episodes.inFlight());
     }
 
-    @Scheduled(every = "1h", delayed = "1m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+    @Scheduled(every = "${runner.prune-every}", delayed = "1m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void pruneArtifacts() {
         episodes.pruneArtifacts();

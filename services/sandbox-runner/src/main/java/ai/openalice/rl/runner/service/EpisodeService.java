@@ -192,7 +192,7 @@ public class EpisodeService {
                 LOG.infof("deleted %d trajectory file(s), %d bytes, older than %s", pruned.files(), pruned.bytes(), config.keepArtifacts());
             }
         } catch (java.io.UncheckedIOException e) {
-            LOG.warnf("artifact retention: %s; trying again in an hour", e.getMessage());
+            LOG.warnf("artifact retention: %s; trying again at the next prune (runner.prune-every)", e.getMessage());
         }
     }
 

@@ -99,10 +99,15 @@ public interface DispatcherConfig {
 
     /**
      * Settled training groups (with their rollouts) and solve history older than this are deleted,
-     * hourly; tasks, evaluation runs and their groups stay. /stats then counts what the window keeps.
+     * every {@code prune-every}; tasks, evaluation runs and their groups stay. /stats then counts what
+     * the window keeps.
      */
     @WithDefault("P30D")
     Duration keepHistory();
+
+    /** How often history past {@code keep-history} is looked for (deleted in batches of 1,000). */
+    @WithDefault("PT1H")
+    Duration pruneEvery();
 
     /** Per-source limits on what {@code POST /tasks} takes (429 with {@code Retry-After} beyond them). */
     Quota quota();

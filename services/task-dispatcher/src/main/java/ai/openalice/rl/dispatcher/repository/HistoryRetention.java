@@ -48,7 +48,7 @@ public class HistoryRetention {
                 .execute(Tuple.of((double) keep.toSeconds(), batch)).await().atMost(DB).rowCount();
     }
 
-    @Scheduled(every = "1h", delayed = "1m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+    @Scheduled(every = "${dispatcher.prune-every}", delayed = "1m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void prune() {
         try {
@@ -61,7 +61,7 @@ public class HistoryRetention {
                         config.keepHistory());
             }
         } catch (RuntimeException e) {
-            LOG.warnf("history retention: %s; trying again in an hour", e.getMessage());
+            LOG.warnf("history retention: %s; trying again at the next prune (dispatcher.prune-every)", e.getMessage());
         }
     }
 

@@ -42,12 +42,17 @@ public interface VerifierConfig {
     Duration claimLease();
 
     /**
-     * A finished verification (its verdict) is deleted this long after it finished, hourly, in
+     * A finished verification (its verdict) is deleted this long after it finished (looked for every
+     * {@code prune-every}), in
      * batches of 1,000. Longer than rollouts.completed keeps its records (7 days), so that a
      * redelivered event always finds its verdict and is never verified twice.
      */
     @WithDefault("P14D")
     Duration keepVerifications();
+
+    /** How often verifications past {@code keep-verifications} are looked for. */
+    @WithDefault("PT1H")
+    Duration pruneEvery();
 
     /** How often unsent outbox events are relayed to Kafka (1 s at least). */
     @WithDefault("1s")

@@ -23,7 +23,7 @@ public class Retention {
     @Inject
     MeterRegistry metrics;
 
-    @Scheduled(every = "1h", delayed = "1m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+    @Scheduled(every = "${verifier.prune-every}", delayed = "1m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void prune() {
         try {
@@ -38,7 +38,7 @@ public class Retention {
                 LOG.infof("deleted %d verification(s) finished more than %s ago", total, config.keepVerifications());
             }
         } catch (RuntimeException e) {
-            LOG.warnf("verification retention: %s; trying again in an hour", e.getMessage());
+            LOG.warnf("verification retention: %s; trying again at the next prune (verifier.prune-every)", e.getMessage());
         }
     }
 }
