@@ -15,7 +15,8 @@ import java.util.List;
  * pass@1, loss, staleness, elapsed and remaining time; shown by {@link StatusView}: a block redrawn in
  * place on a terminal, a line otherwise) and one JSON record in {@code <state>/metrics.jsonl}; held-out probes
  * ({@code POST /evals} on the dispatcher, K rollouts per held-out task at the current version)
- * every N steps, their results in {@code <state>/probes.jsonl}.
+ * every N steps, their results in {@code <state>/probes.jsonl}; once a minute what the run holds
+ * ({@link Resources}: memory of each service, database size) in {@code <state>/resources.jsonl}.
  */
 final class Progress {
     private final Supervisor s;
@@ -23,6 +24,7 @@ final class Progress {
     private final List<String> heldOut;
     private final int probeK;
     private final StatusView view;
+    private final Resources resources;
     private String probeRun;
     private long probeVersion = -1;
     private long lastProbeStep = -1;
@@ -32,8 +34,9 @@ final class Progress {
     private long lastScored = -1;
     private long lastTime;
 
-    Progress(Supervisor s, Path state, List<String> heldOut, int probeK, PrintWriter out) {
+    Progress(Supervisor s, Path state, List<String> heldOut, int probeK, Resources resources, PrintWriter out) {
         this.s = s;
+        this.resources = resources;
         this.state = state;
         this.heldOut = List.copyOf(heldOut);
         this.probeK = probeK;
@@ -80,6 +83,7 @@ final class Progress {
             var now = java.time.Instant.now();
             var elapsed = Duration.between(started, now);
             record(phase, step, version, trainer, stats, elapsed, StatusView.remaining(now, until, untilStep, fromStep, step, elapsed));
+            resources.maybeSample(stats.at("/rollouts/scored").asLong());
             if ((untilStep > 0 && step >= untilStep) || (until != null && java.time.Instant.now().isAfter(until))) {
                 return;
             }

@@ -17,12 +17,34 @@ import javax.imageio.ImageIO;
 /**
  * {@code <state>/report/index.html}: PNG plots of reward, r_exec, held-out pass@1, loss and
  * throughput over steps (from {@code metrics.jsonl} and {@code probes.jsonl}), the probes as a
- * table, and a few recent trajectories turn by turn (read from the trainer's database).
+ * table, what the run held over time (memory of each process and the database's size, from
+ * {@code resources.jsonl}), and a few recent trajectories turn by turn (read from the trainer's database).
  */
 public final class Report {
     private Report() {}
 
     record Series(String title, String x, String y, List<double[]> points) {}
+
+    /** Several named lines on one chart. */
+    record Lines(String title, String x, String y, java.util.Map<String, List<double[]>> lines) {}
+
+    /**
+     * From {@code resources.jsonl}: minutes since the first sample against MiB, one line per key of
+     * the object {@code field} (a process each), or one line when {@code field} is a number.
+     */
+    static Lines lines(String title, String x, String y, List<JsonNode> samples, String field) {
+        var out = new java.util.TreeMap<String, List<double[]>>();
+        long t0 = samples.getFirst().path("t").asLong();
+        for (JsonNode s : samples) {
+            double min = (s.path("t").asLong() - t0) / 60000.0;
+            JsonNode v = s.path(field);
+            if (v.isNumber()) {
+                out.computeIfAbsent(field, k -> new ArrayList<>()).add(new double[] {min, v.asDouble() / (1 << 20)});
+            }
+            v.fields().forEachRemaining(e -> out.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(new double[] {min, e.getValue().asDouble() / (1 << 20)}));
+        }
+        return new Lines(title, x, y, out);
+    }
 
     public static Path write(Path state) throws Exception {
         System.setProperty("java.awt.headless", "true");
@@ -52,6 +74,18 @@ public final class Report {
                     .append(fmt(p.at("/overall/pass@k"))).append("</td></tr>");
         }
         html.append("</table>");
+        var resources = read(state.resolve("resources.jsonl"));
+        if (!resources.isEmpty()) {
+            var held = List.of(lines("Resident memory per process", "minutes", "MiB", resources, "rss"),
+                    lines("JVM heap in use per service", "minutes", "MiB", resources, "heap"),
+                    lines("Database size", "minutes", "MiB", resources, "dbBytes"));
+            html.append("<h2>Resources over time</h2><p>Sampled once a minute (").append(resources.size()).append(" samples).</p>");
+            for (int i = 0; i < held.size(); i++) {
+                String file = "resources-" + i + ".png";
+                ImageIO.write(draw(held.get(i)), "png", dir.resolve(file).toFile());
+                html.append("<h3>").append(esc(held.get(i).title())).append("</h3><img src=\"").append(file).append("\" width=\"720\">");
+            }
+        }
         trajectories(state, html);
         html.append("</body></html>\n");
         Path index = dir.resolve("index.html");
@@ -130,6 +164,14 @@ public final class Report {
     }
 
     static BufferedImage draw(Series s) {
+        return draw(new Lines(s.title(), s.x(), s.y(), java.util.Map.of("", s.points())));
+    }
+
+    private static final Color[] PALETTE = {new Color(31, 119, 180), new Color(255, 127, 14), new Color(44, 160, 44), new Color(214, 39, 40),
+        new Color(148, 103, 189), new Color(140, 86, 75), new Color(227, 119, 194), new Color(127, 127, 127)};
+
+    static BufferedImage draw(Lines s) {
+        var all = s.lines().values().stream().flatMap(List::stream).toList();
         int w = 720, h = 300, l = 70, b = 40, t = 20, rgt = 20;
         var img = new BufferedImage(w, h, BufferedImage.TYPE_INT_RGB);
         var g = img.createGraphics();
@@ -142,12 +184,12 @@ public final class Report {
         g.drawLine(l, t, l, h - b);
         g.drawString(s.x(), w / 2, h - 8);
         g.drawString(s.y(), l + 8, t + 10);
-        if (s.points().isEmpty()) {
+        if (all.isEmpty()) {
             g.drawString("no data yet", w / 2 - 30, h / 2);
             return img;
         }
-        double x0 = s.points().stream().mapToDouble(p -> p[0]).min().orElse(0), x1 = s.points().stream().mapToDouble(p -> p[0]).max().orElse(1);
-        double y0 = s.points().stream().mapToDouble(p -> p[1]).min().orElse(0), y1 = s.points().stream().mapToDouble(p -> p[1]).max().orElse(1);
+        double x0 = all.stream().mapToDouble(p -> p[0]).min().orElse(0), x1 = all.stream().mapToDouble(p -> p[0]).max().orElse(1);
+        double y0 = all.stream().mapToDouble(p -> p[1]).min().orElse(0), y1 = all.stream().mapToDouble(p -> p[1]).max().orElse(1);
         if (x1 == x0) {
             x1 = x0 + 1;
         }
@@ -158,18 +200,25 @@ public final class Report {
         g.drawString(String.format("%.3g", y0), 4, h - b);
         g.drawString(String.format("%.4g", x0), l, h - b + 15);
         g.drawString(String.format("%.4g", x1), w - rgt - 40, h - b + 15);
-        g.setColor(new Color(31, 119, 180));
         g.setStroke(new BasicStroke(2f));
-        int px = -1, py = -1;
-        for (double[] p : s.points()) {
-            int x = l + (int) ((p[0] - x0) / (x1 - x0) * (w - l - rgt));
-            int y = h - b - (int) ((p[1] - y0) / (y1 - y0) * (h - b - t));
-            if (px >= 0) {
-                g.drawLine(px, py, x, y);
+        int i = 0;
+        for (var line : s.lines().entrySet()) {
+            g.setColor(PALETTE[i % PALETTE.length]);
+            if (!line.getKey().isEmpty()) {
+                g.drawString(line.getKey(), w - rgt - 130, t + 14 * (i + 1));
             }
-            g.fillOval(x - 2, y - 2, 5, 5);
-            px = x;
-            py = y;
+            i++;
+            int px = -1, py = -1;
+            for (double[] p : line.getValue()) {
+                int x = l + (int) ((p[0] - x0) / (x1 - x0) * (w - l - rgt));
+                int y = h - b - (int) ((p[1] - y0) / (y1 - y0) * (h - b - t));
+                if (px >= 0) {
+                    g.drawLine(px, py, x, y);
+                }
+                g.fillOval(x - 2, y - 2, 5, 5);
+                px = x;
+                py = y;
+            }
         }
         g.dispose();
         return img;

@@ -144,6 +144,17 @@ public final class Supervisor implements AutoCloseable {
         processes.put(service, pb.start());
     }
 
+    /** The process id of each service running now. */
+    public synchronized Map<String, Long> pids() {
+        var out = new LinkedHashMap<String, Long>();
+        processes.forEach((name, p) -> {
+            if (p.isAlive()) {
+                out.put(name, p.pid());
+            }
+        });
+        return out;
+    }
+
     public URI uri(String service, String path) {
         return URI.create("http://127.0.0.1:" + ports.get(service) + path);
     }

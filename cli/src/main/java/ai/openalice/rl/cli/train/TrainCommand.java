@@ -263,7 +263,8 @@ public final class TrainCommand implements Callable<Integer> {
                 boolean warm = warmStartSteps > 0 && !Files.exists(state.resolve(WARM_START_DONE));
                 services.startAll(warm);
                 var heldOutIds = submit(infra.bootstrap, infra.kafkaClient, suite);
-                var progress = new Progress(services.supervisor(), state, heldOutIds, probeK, out);
+                var progress = new Progress(services.supervisor(), state, heldOutIds, probeK,
+                        new Resources(services.supervisor(), state, infra.jdbcUrl, infra.user, infra.password), out);
                 if (warm) {
                     out.printf("[train] warm start: %d supervised steps on oracle trajectories%n", warmStartSteps);
                     progress.run(progress.step() + warmStartSteps, null, 0, "sft");
