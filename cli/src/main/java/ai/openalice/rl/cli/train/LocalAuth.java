@@ -3,7 +3,6 @@ package ai.openalice.rl.cli.train;
 import ai.openalice.rl.events.auth.Roles;
 import ai.openalice.rl.events.auth.Tokens;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -68,10 +67,5 @@ public final class LocalAuth {
 
     public Path operatorTokenFile() {
         return dir.resolve("operator.jwt");
-    }
-
-    /** The token in a file as {@code alice-rl} writes it (one line). */
-    public static String read(Path file) throws IOException {
-        return Files.readString(file, StandardCharsets.US_ASCII).strip();
     }
 }

@@ -161,7 +161,8 @@ public final class Supervisor implements AutoCloseable {
 
     /** A request to a service as the run's operator (its token holds every role). */
     private HttpRequest.Builder request(String service, String path) {
-        return HttpRequest.newBuilder(uri(service, path)).timeout(Duration.ofSeconds(60)).header("Authorization", "Bearer " + auth.operatorToken());
+        return HttpRequest.newBuilder(uri(service, path)).timeout(Duration.ofSeconds(60)).header("Authorization",
+                ai.openalice.rl.events.auth.Tokens.authorization(auth.operatorToken()));
     }
 
     public String get(String service, String path) throws Exception {

@@ -30,8 +30,8 @@ public class Outboxes {
     public OutboxRelay relay(Outbox outbox, Map<Topic, MutinyEmitter<byte[]>> emitters) {
         for (String state : new String[] {"unsent", "sent"}) {
             String where = state.equals("unsent") ? "sent_at IS NULL" : "sent_at IS NOT NULL";
-            var reading = new Throttled(() -> count(outbox, where), Duration.ofSeconds(30), System::nanoTime); // one query per 30 s per state
-            Gauge.builder("alice_outbox_rows", reading::getAsDouble).tag("schema", outbox.schema()).tag("state", state)
+            var reading = new Throttled<>(() -> count(outbox, where), Duration.ofSeconds(30), System::nanoTime); // one query per 30 s per state
+            Gauge.builder("alice_outbox_rows", reading, Throttled::get).tag("schema", outbox.schema()).tag("state", state)
                     .description("rows of the service's outbox table").register(metrics);
         }
         new TableSizes(pool, outbox.schema(), Duration.ofSeconds(30), System::nanoTime).register(metrics);

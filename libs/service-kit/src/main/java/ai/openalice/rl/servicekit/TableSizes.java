@@ -22,16 +22,12 @@ public final class TableSizes {
 
     private final Pool pool;
     private final String schema;
-    private final Duration refresh;
-    private final LongSupplier clock;
-    private volatile Map<String, Size> last = Map.of();
-    private volatile long readAt = Long.MIN_VALUE;
+    private final Throttled<Map<String, Size>> reading;
 
     public TableSizes(Pool pool, String schema, Duration refresh, LongSupplier nanoClock) {
         this.pool = pool;
         this.schema = schema;
-        this.refresh = refresh;
-        this.clock = nanoClock;
+        this.reading = new Throttled<>(this::read, refresh, nanoClock);
     }
 
     /** Registers both gauges for every table the schema holds now (call after its migrations). */
@@ -54,19 +50,17 @@ public final class TableSizes {
     }
 
     /** The schema's tables and their sizes, read again when the last reading is older than {@code refresh}. */
-    public synchronized Map<String, Size> sizes() {
-        long now = clock.getAsLong();
-        if (readAt != Long.MIN_VALUE && now - readAt < refresh.toNanos()) {
-            return last;
-        }
+    public Map<String, Size> sizes() {
+        return reading.get();
+    }
+
+    private Map<String, Size> read() {
         var out = new HashMap<String, Size>();
         pool.preparedQuery("""
                 SELECT c.relname, pg_total_relation_size(c.oid) AS bytes, greatest(c.reltuples, 0)::bigint AS rows
                   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                  WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')""").execute(Tuple.of(schema)).await().atMost(Duration.ofSeconds(10))
                 .forEach(r -> out.put(r.getString("relname"), new Size(r.getLong("bytes"), r.getLong("rows"))));
-        last = Map.copyOf(out);
-        readAt = now;
-        return last;
+        return Map.copyOf(out);
     }
 }

@@ -35,6 +35,16 @@ public final class Tokens {
 
     private Tokens() {}
 
+    /** The {@code Authorization} header's value that presents {@code token}. */
+    public static String authorization(String token) {
+        return "Bearer " + token;
+    }
+
+    /** A token kept in a file (a mounted Secret, {@code alice-rl auth issue}'s output): its text without the line end. */
+    public static String read(Path file) throws IOException {
+        return Files.readString(file, StandardCharsets.US_ASCII).strip();
+    }
+
     public static KeyPair generate() {
         try {
             var g = KeyPairGenerator.getInstance("RSA");

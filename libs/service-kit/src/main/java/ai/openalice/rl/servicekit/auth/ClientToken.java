@@ -3,8 +3,6 @@ package ai.openalice.rl.servicekit.auth;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -37,7 +35,7 @@ public class ClientToken {
 
     static String read(Path path) {
         try {
-            return Files.readString(path, StandardCharsets.US_ASCII).strip();
+            return ai.openalice.rl.events.auth.Tokens.read(path);
         } catch (IOException e) {
             throw new UncheckedIOException("alice.auth.client-token-file: cannot read " + path + ": " + e.getMessage(), e);
         }
