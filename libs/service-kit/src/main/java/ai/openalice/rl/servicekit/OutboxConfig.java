@@ -14,4 +14,13 @@ public interface OutboxConfig {
     /** How often sent rows past {@code keep-sent} are looked for. */
     @WithDefault("PT1M")
     Duration pruneEvery();
+
+    /**
+     * The largest payload relayed: a row over it is set aside (kept, never sent) rather than holding
+     * up every row behind it. Kafka's defaults take a record of at most 1 MiB (the producer's
+     * {@code max.request.size}, the broker's {@code message.max.bytes}) including key, headers and
+     * batch framing: 1,000,000 leaves room for those.
+     */
+    @WithDefault("1000000")
+    int maxRecordBytes();
 }

@@ -26,6 +26,13 @@ import org.jboss.logging.Logger;
  * {@value #PRODUCER_HEADER} = the schema name, so a service that reads a topic it also writes can
  * skip its own records. Sent rows are kept {@code keepSent} for audit, then deleted in batches
  * (a relayed row is never needed again).
+ *
+ * <p>A row Kafka can never take — its payload over {@code maxRecordBytes}, or refused by the
+ * producer or broker as too large — would otherwise fail its batch on every attempt and hold up
+ * every row behind it, for good. Such a row is set aside instead: marked with the reason in
+ * {@code dead_reason} (and {@code sent_at}, so that the rows behind it go), kept with its payload
+ * (never pruned: nothing is lost), logged, and counted in
+ * {@code alice_outbox_dead_total{schema,topic}}.
  */
 public final class OutboxRelay {
     private static final Logger LOG = Logger.getLogger(OutboxRelay.class);
@@ -47,15 +54,24 @@ public final class OutboxRelay {
     private final Map<Topic, MutinyEmitter<byte[]>> emitters;
     private final Duration keepSent;
     private final Duration pruneEvery;
+    private final int maxRecordBytes;
+    private final java.util.function.BiConsumer<String, String> onDead;
     private long lastPrune;
 
-    /** A relay of {@code outbox} to {@code emitters} (one per topic the service writes), keeping sent rows {@code keepSent}. */
-    public OutboxRelay(Pool pool, Outbox outbox, Map<Topic, MutinyEmitter<byte[]>> emitters, Duration keepSent, Duration pruneEvery) {
+    /**
+     * A relay of {@code outbox} to {@code emitters} (one per topic the service writes), keeping sent
+     * rows {@code keepSent}, setting aside rows over {@code maxRecordBytes}; {@code onDead} is told
+     * the topic and the reason of each row set aside.
+     */
+    public OutboxRelay(Pool pool, Outbox outbox, Map<Topic, MutinyEmitter<byte[]>> emitters, Duration keepSent, Duration pruneEvery,
+            int maxRecordBytes, java.util.function.BiConsumer<String, String> onDead) {
         this.pool = pool;
         this.outbox = outbox;
         this.emitters = Map.copyOf(emitters);
         this.keepSent = keepSent;
         this.pruneEvery = pruneEvery;
+        this.maxRecordBytes = maxRecordBytes;
+        this.onDead = onDead;
     }
 
     /** Sends everything waiting, then (at most every {@code pruneEvery}) prunes; logs and returns on failure (the next call retries). */
@@ -87,11 +103,19 @@ public final class OutboxRelay {
                     List<Long> ids = new ArrayList<>();
                     Uni<Void> chain = Uni.createFrom().voidItem();
                     for (Row r : rows) {
-                        ids.add(r.getLong("id"));
+                        long id = r.getLong("id");
+                        ids.add(id);
                         String topic = r.getString("topic");
                         String key = r.getString("event_key");
                         byte[] payload = r.getBuffer("payload").getBytes();
-                        chain = chain.chain(() -> send(topic, key, payload));
+                        if (payload.length > maxRecordBytes) {
+                            chain = chain.chain(() -> setAside(conn, id, topic, "a payload of " + payload.length + " bytes is over alice.outbox.max-record-bytes ("
+                                    + maxRecordBytes + "); the broker would refuse it"));
+                        } else {
+                            chain = chain.chain(() -> send(topic, key, payload).onFailure(OutboxRelay::tooLarge)
+                                    .recoverWithUni(e -> setAside(conn, id, topic, "Kafka refused a payload of " + payload.length + " bytes as too large: "
+                                            + e.getMessage())));
+                        }
                     }
                     if (ids.isEmpty()) {
                         return Uni.createFrom().item(0);
@@ -102,6 +126,25 @@ public final class OutboxRelay {
                 .await().atMost(Duration.ofSeconds(60));
     }
 
+    private Uni<Void> setAside(io.vertx.mutiny.sqlclient.SqlConnection conn, long id, String topic, String reason) {
+        LOG.errorf("outbox %s: row %d for %s set aside, not sent: %s (kept with its payload; the rows behind it go on)", outbox.schema(), id,
+                topic, reason);
+        onDead.accept(topic, reason);
+        return conn.preparedQuery("UPDATE " + outbox.schema() + ".outbox SET dead_reason = $2 WHERE id = $1").execute(Tuple.of(id, reason))
+                .replaceWithVoid();
+    }
+
+    /** A failure no retry can mend: the record is too large for the producer or the broker. */
+    static boolean tooLarge(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof org.apache.kafka.common.errors.RecordTooLargeException
+                    || t instanceof org.apache.kafka.common.errors.RecordBatchTooLargeException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Deletes the rows sent more than {@code keepSent} ago, {@value #PRUNE_BATCH} at a time; returns how many. */
     public int prune() {
         String table = outbox.schema() + ".outbox";
@@ -109,7 +152,7 @@ public final class OutboxRelay {
         int n;
         do {
             n = pool.preparedQuery("DELETE FROM " + table + " WHERE id IN (SELECT id FROM " + table
-                    + " WHERE sent_at < now() - make_interval(secs => $1) ORDER BY id LIMIT $2)")
+                    + " WHERE sent_at < now() - make_interval(secs => $1) AND dead_reason IS NULL ORDER BY id LIMIT $2)")
                     .execute(Tuple.of((double) keepSent.toMillis() / 1000, PRUNE_BATCH)).await().atMost(Duration.ofSeconds(60)).rowCount();
             total += n;
         } while (n == PRUNE_BATCH);

@@ -28,14 +28,19 @@ public class Outboxes {
 
     /** The relay of {@code outbox} to the emitters of the topics the service writes. */
     public OutboxRelay relay(Outbox outbox, Map<Topic, MutinyEmitter<byte[]>> emitters) {
-        for (String state : new String[] {"unsent", "sent"}) {
-            String where = state.equals("unsent") ? "sent_at IS NULL" : "sent_at IS NOT NULL";
+        for (String state : new String[] {"unsent", "sent", "dead"}) {
+            String where = switch (state) {
+                case "unsent" -> "sent_at IS NULL";
+                case "sent" -> "sent_at IS NOT NULL AND dead_reason IS NULL";
+                default -> "dead_reason IS NOT NULL"; // set aside: too large for Kafka (OutboxRelay)
+            };
             var reading = new Throttled<>(() -> count(outbox, where), Duration.ofSeconds(30), System::nanoTime); // one query per 30 s per state
             Gauge.builder("alice_outbox_rows", reading, Throttled::get).tag("schema", outbox.schema()).tag("state", state)
                     .description("rows of the service's outbox table").register(metrics);
         }
         new TableSizes(pool, outbox.schema(), Duration.ofSeconds(30), System::nanoTime).register(metrics);
-        return new OutboxRelay(pool, outbox, emitters, config.keepSent(), config.pruneEvery());
+        return new OutboxRelay(pool, outbox, emitters, config.keepSent(), config.pruneEvery(), config.maxRecordBytes(),
+                (topic, reason) -> metrics.counter("alice_outbox_dead_total", "schema", outbox.schema(), "topic", topic).increment());
     }
 
     private double count(Outbox outbox, String where) {

@@ -21,7 +21,7 @@ class OutboxTest {
         try (var c = TestStack.openDatabase(); var st = c.createStatement()) {
             st.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE; CREATE SCHEMA " + SCHEMA + "; CREATE TABLE " + SCHEMA
                     + ".outbox (id bigserial PRIMARY KEY, topic text NOT NULL, event_key text NOT NULL, payload bytea NOT NULL,"
-                    + " created_at timestamptz NOT NULL DEFAULT now(), sent_at timestamptz)");
+                    + " created_at timestamptz NOT NULL DEFAULT now(), sent_at timestamptz, dead_reason text)");
         }
         var vertx = io.vertx.mutiny.core.Vertx.vertx();
         var options = io.vertx.pgclient.PgConnectOptions.fromUri(System.getProperty("alice.db.reactive-url")).setUser(TestStack.dbUser())
@@ -50,7 +50,7 @@ class OutboxTest {
                 st.execute("INSERT INTO " + SCHEMA + ".outbox (topic, event_key, payload, sent_at) SELECT 'training.metrics', 'trainer', '\\x00',"
                         + " now() - interval '1 hour' FROM generate_series(1, 2)");
             }
-            var relay = new OutboxRelay(pool, outbox, Map.of(), Duration.ofDays(1), Duration.ofMinutes(1));
+            var relay = new OutboxRelay(pool, outbox, Map.of(), Duration.ofDays(1), Duration.ofMinutes(1), 1_000_000, (t, r) -> {});
             assertEquals(2500, relay.prune(), "three batches of at most 1,000: every row sent more than a day ago");
             assertEquals(0, relay.prune());
             try (var c = TestStack.openDatabase(); var st = c.createStatement()) {
@@ -58,6 +58,67 @@ class OutboxTest {
                 rs.next();
                 assertEquals(List.of(1, 3), List.of(rs.getInt(1), rs.getInt(2)), "the unsent row and the two within the window stay");
             }
+        } finally {
+            pool.closeAndAwait();
+            vertx.closeAndAwait();
+            try (var c = TestStack.openDatabase(); var st = c.createStatement()) {
+                st.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+            }
+        }
+    }
+
+    /**
+     * Five rows: small, over the size limit (1,000 bytes here), small, refused by Kafka as too large,
+     * small. One relay pass sends the three small ones in order, sets the other two aside with their
+     * reasons (nothing held up behind them), and pruning never deletes a row set aside.
+     */
+    @Test
+    void aRowKafkaCanNeverTakeIsSetAsideAndTheRowsBehindItGo() throws Exception {
+        try (var c = TestStack.openDatabase(); var st = c.createStatement()) {
+            st.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE; CREATE SCHEMA " + SCHEMA + "; CREATE TABLE " + SCHEMA
+                    + ".outbox (id bigserial PRIMARY KEY, topic text NOT NULL, event_key text NOT NULL, payload bytea NOT NULL,"
+                    + " created_at timestamptz NOT NULL DEFAULT now(), sent_at timestamptz, dead_reason text)");
+            st.execute("INSERT INTO " + SCHEMA + ".outbox (topic, event_key, payload) VALUES ('training.metrics', 'k', '\\x01'),"
+                    + " ('training.metrics', 'k', decode(repeat('00', 1001), 'hex')), ('training.metrics', 'k', '\\x02'),"
+                    + " ('training.metrics', 'k', '\\xff'), ('training.metrics', 'k', '\\x03')");
+        }
+        var sent = new java.util.ArrayList<Integer>();
+        @SuppressWarnings("unchecked")
+        var emitter = (io.smallrye.reactive.messaging.MutinyEmitter<byte[]>) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {io.smallrye.reactive.messaging.MutinyEmitter.class}, (proxy, method, args) -> {
+                    byte[] payload = (byte[]) ((org.eclipse.microprofile.reactive.messaging.Message<?>) args[0]).getPayload();
+                    if (payload[0] == (byte) 0xff) { // what a broker with a lower message.max.bytes answers
+                        return io.smallrye.mutiny.Uni.createFrom().failure(new java.util.concurrent.CompletionException(
+                                new org.apache.kafka.common.errors.RecordTooLargeException("the message is 2 bytes, larger than the broker takes")));
+                    }
+                    sent.add((int) payload[0]);
+                    return io.smallrye.mutiny.Uni.createFrom().voidItem();
+                });
+        var vertx = io.vertx.mutiny.core.Vertx.vertx();
+        var options = io.vertx.pgclient.PgConnectOptions.fromUri(System.getProperty("alice.db.reactive-url")).setUser(TestStack.dbUser())
+                .setPassword(TestStack.dbPassword());
+        var pool = io.vertx.mutiny.pgclient.PgBuilder.pool().connectingTo(options).using(vertx).build();
+        var dead = new java.util.ArrayList<String>();
+        try {
+            var relay = new OutboxRelay(pool, new Outbox(SCHEMA), Map.of(Topic.TRAINING_METRICS, emitter), Duration.ofDays(1), Duration.ZERO, 1000,
+                    (topic, reason) -> dead.add(topic));
+            relay.relay();
+            assertEquals(List.of(1, 2, 3), sent, "the small rows, in order, in one pass");
+            assertEquals(List.of("training.metrics", "training.metrics"), dead);
+            try (var c = TestStack.openDatabase(); var st = c.createStatement()) {
+                var rs = st.executeQuery("SELECT id, sent_at IS NOT NULL, coalesce(dead_reason, '') FROM " + SCHEMA + ".outbox ORDER BY id");
+                var reasons = new java.util.ArrayList<String>();
+                while (rs.next()) {
+                    org.junit.jupiter.api.Assertions.assertTrue(rs.getBoolean(2), "row " + rs.getLong(1) + " is done with");
+                    reasons.add(rs.getString(3));
+                }
+                assertEquals("", reasons.get(0));
+                org.junit.jupiter.api.Assertions.assertTrue(reasons.get(1).contains("1001 bytes is over alice.outbox.max-record-bytes (1000)"), reasons.get(1));
+                org.junit.jupiter.api.Assertions.assertTrue(reasons.get(3).contains("refused a payload of 1 bytes as too large"), reasons.get(3));
+            }
+            Thread.sleep(10);
+            var keepNothing = new OutboxRelay(pool, new Outbox(SCHEMA), Map.of(), Duration.ZERO, Duration.ZERO, 1000, (topic, reason) -> {});
+            assertEquals(3, keepNothing.prune(), "keep-sent 0: the three sent rows go, the two set aside stay with their payloads");
         } finally {
             pool.closeAndAwait();
             vertx.closeAndAwait();

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Generated bad bodies at the dispatcher's doors (seeded): every answer is what the door promises —
  * POST /tasks 200, 400 or 409, POST /evals 202 or 400 — a 4xx always a problem naming what is
- * wrong, never a 5xx; and a body past the HTTP limit is a 413.
+ * wrong, never a 5xx; a body past the HTTP limit is a 413; a task too large for the Kafka records
+ * it would travel in is a 400 naming its size.
  */
 @QuarkusTest
 class MalformedRequestsTest {
@@ -58,5 +59,18 @@ class MalformedRequestsTest {
                     .readLine();
             assertEquals("HTTP/1.1 413 Request Entity Too Large", status);
         }
+    }
+
+    /**
+     * A valid task whose statement alone is 950,000 characters: over dispatcher.max-task-bytes
+     * (900,000), so refused with its size, never stored (it would have been announced in records
+     * Kafka refuses, which once held up the dispatcher's outbox for good).
+     */
+    @Test
+    void aTaskTooLargeForItsKafkaRecordsIsRefusedNamingItsSize() throws Exception {
+        var r = DispatcherFixture.http(uri("/tasks?source=fuzz"), "POST", task("too-large", "train", "x".repeat(950_000)).toString());
+        assertEquals(400, r.status(), r.body().toString());
+        org.junit.jupiter.api.Assertions.assertTrue(r.body().toString().contains("over dispatcher.max-task-bytes (900000)"), r.body().toString());
+        assertEquals(404, DispatcherFixture.http(uri("/tasks/too-large"), "GET", null).status(), "nothing was stored");
     }
 }

@@ -109,6 +109,14 @@ public interface DispatcherConfig {
     @WithDefault("PT1H")
     Duration pruneEvery();
 
+    /**
+     * The largest task taken (its JSON, in bytes): a task travels whole inside tasks.accepted and
+     * every rollouts.requested, Kafka records the outbox relays up to {@code alice.outbox.max-record-bytes}
+     * (1,000,000); this leaves room for the rest of those events. A larger task is rejected naming its size.
+     */
+    @WithDefault("900000")
+    int maxTaskBytes();
+
     /** Per-source limits on what {@code POST /tasks} takes (429 with {@code Retry-After} beyond them). */
     Quota quota();
 

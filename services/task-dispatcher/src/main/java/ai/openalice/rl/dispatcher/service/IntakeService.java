@@ -38,6 +38,9 @@ public class IntakeService {
     TaskStore store;
 
     @Inject
+    ai.openalice.rl.dispatcher.config.DispatcherConfig config;
+
+    @Inject
     MeterRegistry metrics;
 
     @Inject
@@ -165,6 +168,11 @@ public class IntakeService {
             return new IntakeOutcome.Rejected(line, inv.taskId(), inv.errors());
         }
         Task task = ((TaskParser.Result.Valid) parsed).task();
+        String tooLarge = tooLarge(node, config.maxTaskBytes());
+        if (tooLarge != null) {
+            metrics.counter("dispatcher_tasks_total", "outcome", "rejected").increment();
+            return new IntakeOutcome.Rejected(line, task.instanceId(), List.of(new FieldError("$", FieldError.Code.INVALID_VALUE, tooLarge)));
+        }
         int p = priority == null ? 1 : priority;
         TaskStore.Stored stored;
         try {
@@ -195,6 +203,25 @@ public class IntakeService {
         };
     }
 
+    /** Why a task is too large to travel on Kafka (its JSON over {@code limit} bytes), or null. */
+    static String tooLarge(JsonNode task, int limit) {
+        int bytes;
+        try {
+            bytes = EventCodec.mapper().writeValueAsBytes(task).length;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return "the task cannot be written as JSON: " + e.getOriginalMessage();
+        }
+        return bytes <= limit ? null : "the task is " + bytes + " bytes of JSON, over dispatcher.max-task-bytes (" + limit
+                + "): it travels whole in Kafka records (tasks.accepted, rollouts.requested); keep large files in the repository, not the task";
+    }
+
+    /** The payload a rejection carries back: as received, cut to its first 64 KiB when larger (the reasons say what was wrong). */
+    static String cut(String payload) {
+        int max = 64 * 1024;
+        return payload == null || payload.length() <= max ? payload
+                : payload.substring(0, max) + "…(cut: " + payload.length() + " characters in all)";
+    }
+
     /** The database's message when it refused the data itself (SQLSTATE class 22, e.g. a NUL in jsonb), else null. */
     static String dataError(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
@@ -206,7 +233,7 @@ public class IntakeService {
     }
 
     private void reject(Sql sql, TaskRejected r) {
-        var env = Envelope.of(r);
+        var env = Envelope.of(new TaskRejected(r.source(), r.taskId(), r.reasons(), cut(r.originalPayload()), r.origin()));
         ai.openalice.rl.dispatcher.repository.GroupStore.OUTBOX.enqueue(sql, env);
         LOG.warnf("task %s from %s rejected: %s", r.taskId(), r.source(), r.reasons());
     }
