@@ -156,6 +156,9 @@ public final class OutboxRelay {
                     .execute(Tuple.of((double) keepSent.toMillis() / 1000, PRUNE_BATCH)).await().atMost(Duration.ofSeconds(60)).rowCount();
             total += n;
         } while (n == PRUNE_BATCH);
+        if (total > 0) {
+            Vacuum.table(pool, table);
+        }
         return total;
     }
 

@@ -56,6 +56,13 @@ public class HistoryRetention {
             long history = drain(() -> pruneSolveHistory(config.keepHistory(), BATCH));
             metrics.counter("dispatcher_history_pruned_total", "table", "groups").increment(groups);
             metrics.counter("dispatcher_history_pruned_total", "table", "solve_history").increment(history);
+            if (groups > 0) {
+                ai.openalice.rl.servicekit.Vacuum.table(pool, "dispatcher.rollouts");
+                ai.openalice.rl.servicekit.Vacuum.table(pool, "dispatcher.groups");
+            }
+            if (history > 0) {
+                ai.openalice.rl.servicekit.Vacuum.table(pool, "dispatcher.solve_history");
+            }
             if (groups + history > 0) {
                 LOG.infof("deleted %d settled group(s) with their rollouts and %d solve history row(s) older than %s", groups, history,
                         config.keepHistory());

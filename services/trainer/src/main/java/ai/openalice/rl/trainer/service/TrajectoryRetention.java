@@ -30,6 +30,9 @@ public class TrajectoryRetention {
     @Inject
     TrainerConfig config;
 
+    @Inject
+    io.vertx.mutiny.sqlclient.Pool pool;
+
     private final Counter dropped;
 
     @Inject
@@ -65,6 +68,9 @@ public class TrajectoryRetention {
             }
         }
         dropped.increment(total);
+        if (total > 0) {
+            ai.openalice.rl.servicekit.Vacuum.table(pool, "trainer.samples"); // the dropped trajectories' space, reused
+        }
         return total;
     }
 }

@@ -23,6 +23,9 @@ public class Retention {
     @Inject
     MeterRegistry metrics;
 
+    @Inject
+    io.vertx.mutiny.sqlclient.Pool pool;
+
     @Scheduled(every = "${verifier.prune-every}", delayed = "1m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void prune() {
@@ -34,6 +37,9 @@ public class Retention {
                 total += n;
             } while (n == BATCH);
             metrics.counter("verifier_verifications_pruned_total").increment(total);
+            if (total > 0) {
+                ai.openalice.rl.servicekit.Vacuum.table(pool, "verifier.verifications");
+            }
             if (total > 0) {
                 LOG.infof("deleted %d verification(s) finished more than %s ago", total, config.keepVerifications());
             }
