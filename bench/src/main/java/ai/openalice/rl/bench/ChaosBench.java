@@ -1,7 +1,5 @@
 package ai.openalice.rl.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,9 +25,8 @@ final class ChaosBench {
     record Fault(String what, long versionBefore, double secondsToAdvance) {}
 
     static void run(String[] args) throws Exception {
-        Path root = Path.of(System.getProperty("alice.root", ".")).toAbsolutePath().normalize();
-        Path base = Files.createTempDirectory("alice-chaos-bench", java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x")));
+        Path root = TrainRuns.root();
+        Path base = TrainRuns.base("alice-chaos-bench");
         Path state = base.resolve("state");
         Path log = base.resolve("train.log");
         var cmd = List.of(root.resolve("alice-rl").toString(), "train", "--state", state.toString(), "--minutes", "120", "--probe-every", "0");
@@ -113,8 +110,7 @@ final class ChaosBench {
             alive(train, log);
             Thread.sleep(2000);
         }
-        JsonNode c = new ObjectMapper().readTree(infra.toFile());
-        return new LoopAudit(c.get("jdbcUrl").asText(), c.get("user").asText(), c.get("password").asText());
+        return LoopAudit.of(state);
     }
 
     /** The trainer's newest version; waits while the database is away. */

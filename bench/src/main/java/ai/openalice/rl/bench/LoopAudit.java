@@ -36,6 +36,12 @@ final class LoopAudit {
         this.password = password;
     }
 
+    /** The audit of the run whose state folder is {@code state} (its database as {@code infra.json} names it). */
+    static LoopAudit of(java.nio.file.Path state) throws java.io.IOException {
+        JsonNode c = new ObjectMapper().readTree(state.resolve("infra.json").toFile());
+        return new LoopAudit(c.get("jdbcUrl").asText(), c.get("user").asText(), c.get("password").asText());
+    }
+
     Connection connect() throws java.sql.SQLException {
         return DriverManager.getConnection(jdbcUrl, user, password);
     }

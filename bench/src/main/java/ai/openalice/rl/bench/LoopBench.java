@@ -28,13 +28,8 @@ final class LoopBench {
     static void run(String[] args) throws Exception {
         int minutes = args.length > 1 ? Integer.parseInt(args[1]) : 10;
         Path checkpoint = args.length > 2 ? Path.of(args[2]).toAbsolutePath() : null;
-        Path root = Path.of(System.getProperty("alice.root", ".")).toAbsolutePath().normalize();
-        if (!Files.isExecutable(root.resolve("alice-rl"))) {
-            throw new IllegalStateException("run from the repository (or pass -Dalice.root=...): no alice-rl in " + root);
-        }
-        // the local sandboxes run as unprivileged uids: their roots (in the state folders) must be reachable
-        Path base = Files.createTempDirectory("alice-loop-bench", java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x")));
+        Path root = TrainRuns.root();
+        Path base = TrainRuns.base("alice-loop-bench");
         System.out.printf("loop: %d minutes of RL per mode, %s, state under %s%n", minutes,
                 checkpoint == null ? "the oracle generating (--oracle-rl 0.5)" : "the model generating from " + checkpoint, base);
         Figures async = measure(root, base.resolve("async"), minutes, false, checkpoint);

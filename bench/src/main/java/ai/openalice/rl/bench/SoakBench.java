@@ -28,9 +28,8 @@ final class SoakBench {
     static void run(String[] args) throws Exception {
         int minutes = args.length > 1 ? Integer.parseInt(args[1]) : 60;
         int window = args.length > 2 ? Integer.parseInt(args[2]) : 10;
-        Path root = Path.of(System.getProperty("alice.root", ".")).toAbsolutePath().normalize();
-        Path base = Files.createTempDirectory("alice-soak-bench", java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x")));
+        Path root = TrainRuns.root();
+        Path base = TrainRuns.base("alice-soak-bench");
         Path state = base.resolve("state");
         var cmd = List.of(root.resolve("alice-rl").toString(), "train", "--state", state.toString(), "--minutes", Integer.toString(minutes));
         String keep = "PT" + window + "M";
@@ -54,10 +53,8 @@ final class SoakBench {
     }
 
     static void analyse(Path state, int window) throws Exception {
-        JsonNode infra = new ObjectMapper().readTree(state.resolve("infra.json").toFile());
         var received = new ArrayList<Long>();
-        try (var c = java.sql.DriverManager.getConnection(infra.get("jdbcUrl").asText(), infra.get("user").asText(), infra.get("password").asText());
-                var st = c.createStatement(); var rs = st.executeQuery("SELECT received_at FROM trainer.samples ORDER BY received_at")) {
+        try (var c = LoopAudit.of(state).connect(); var st = c.createStatement(); var rs = st.executeQuery("SELECT received_at FROM trainer.samples ORDER BY received_at")) {
             while (rs.next()) {
                 received.add(rs.getTimestamp(1).getTime());
             }
