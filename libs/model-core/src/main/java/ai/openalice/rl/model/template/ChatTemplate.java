@@ -1,0 +1,130 @@
+package ai.openalice.rl.model.template;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A model's chat template — the Jinja template HuggingFace ships in {@code tokenizer_config.json}
+ * ({@code chat_template}) or beside it in {@code chat_template.jinja} — rendered the way
+ * transformers' {@code apply_chat_template} renders it: {@code trim_blocks} and
+ * {@code lstrip_blocks} on, {@code messages}, {@code tools}, {@code add_generation_prompt}, the
+ * special tokens ({@code bos_token}, {@code eos_token}, …) and any extra variables
+ * ({@code enable_thinking}) in scope, {@code raise_exception} and {@code strftime_now} callable,
+ * {@code tojson} as Python's {@code json.dumps} without HTML escaping.
+ *
+ * <p>The Jinja subset is what chat templates use (listed in {@code docs/models.md}); a template
+ * using anything else fails to load with an error naming the tag, filter or test.
+ */
+public final class ChatTemplate {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final String source;
+    private final List<Node.Stmt> body;
+    private final Map<String, String> specialTokens;
+    private final Clock clock;
+
+    private ChatTemplate(String source, List<Node.Stmt> body, Map<String, String> specialTokens, Clock clock) {
+        this.source = source;
+        this.body = body;
+        this.specialTokens = specialTokens;
+        this.clock = clock;
+    }
+
+    /** Parses {@code source}; {@code specialTokens} maps names such as {@code bos_token} to their text. */
+    public static ChatTemplate of(String source, Map<String, String> specialTokens) {
+        return new ChatTemplate(source, Parser.parse(source), Map.copyOf(specialTokens), Clock.systemUTC());
+    }
+
+    /**
+     * The template of a model folder: {@code chat_template.jinja} if present, else
+     * {@code tokenizer_config.json}'s {@code chat_template} (a string, or a list of named templates of
+     * which {@code default} is taken, {@code tool_use} when {@code forTools}). Special tokens come from
+     * {@code tokenizer_config.json} (a string or an object with {@code content}).
+     */
+    public static ChatTemplate load(Path modelDir, boolean forTools) throws IOException {
+        Path cfgFile = modelDir.resolve("tokenizer_config.json");
+        JsonNode cfg = Files.exists(cfgFile) ? JSON.readTree(cfgFile.toFile()) : JSON.createObjectNode();
+        var specials = new LinkedHashMap<String, String>();
+        for (String name : List.of("bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token")) {
+            JsonNode t = cfg.get(name);
+            if (t != null && t.isTextual()) {
+                specials.put(name, t.asText());
+            } else if (t != null && t.path("content").isTextual()) {
+                specials.put(name, t.path("content").asText());
+            }
+        }
+        Path jinja = modelDir.resolve("chat_template.jinja");
+        String source;
+        if (Files.exists(jinja)) {
+            source = Files.readString(jinja);
+        } else {
+            source = named(cfg.get("chat_template"), forTools, cfgFile);
+        }
+        try {
+            return of(source, specials);
+        } catch (TemplateException e) {
+            throw new TemplateException("the chat template of " + modelDir + " cannot be used: " + e.getMessage());
+        }
+    }
+
+    private static String named(JsonNode t, boolean forTools, Path cfgFile) {
+        if (t == null || t.isNull()) {
+            throw new TemplateException(cfgFile + " has no chat_template (and there is no chat_template.jinja beside it)");
+        }
+        if (t.isTextual()) {
+            return t.asText();
+        }
+        String dflt = null;
+        for (JsonNode named : t) {
+            String name = named.path("name").asText();
+            if (forTools && name.equals("tool_use")) {
+                return named.path("template").asText();
+            }
+            if (name.equals("default")) {
+                dflt = named.path("template").asText();
+            }
+        }
+        if (dflt == null) {
+            throw new TemplateException(cfgFile + ": chat_template is a list without a template named 'default'");
+        }
+        return dflt;
+    }
+
+    /** This template with the clock {@code strftime_now} reads (tests pin the date). */
+    public ChatTemplate withClock(Clock c) {
+        return new ChatTemplate(source, body, specialTokens, c);
+    }
+
+    public String source() {
+        return source;
+    }
+
+    public Map<String, String> specialTokens() {
+        return specialTokens;
+    }
+
+    /**
+     * Renders a conversation. {@code messages} is a JSON array of OpenAI-style messages
+     * ({@code role}, {@code content}, {@code tool_calls}, {@code tool_call_id}); {@code tools} a JSON
+     * array of tool definitions or null (then {@code tools} is undefined in the template, as when
+     * transformers is given none).
+     */
+    public String render(JsonNode messages, JsonNode tools, boolean addGenerationPrompt, Map<String, Object> extra) {
+        var globals = new LinkedHashMap<String, Object>(Builtins.globals(clock));
+        globals.putAll(specialTokens);
+        globals.put("messages", Values.of(messages));
+        if (tools != null && !tools.isNull()) {
+            globals.put("tools", Values.of(tools));
+        }
+        globals.put("add_generation_prompt", addGenerationPrompt);
+        extra.forEach((k, v) -> globals.put(k, v instanceof JsonNode n ? Values.of(n) : v));
+        return new Interpreter(globals).render(body);
+    }
+}
