@@ -43,6 +43,10 @@ final class AgentLoopBench {
             return "noop() — nothing";
         }
 
+        public ObjectNode parameters() {
+            return com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode().put("type", "object");
+        }
+
         public Observation run(ObjectNode args, ToolContext ctx) {
             return Observation.ok("ok");
         }

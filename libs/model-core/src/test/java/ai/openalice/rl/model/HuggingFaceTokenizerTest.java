@@ -34,4 +34,25 @@ class HuggingFaceTokenizerTest {
             assertEquals("return x +", t.decode(new int[] {2, 3, 4}));
         }
     }
+
+    @Test
+    void longTextIsNeverTruncatedAndEndTokensComeFromTheModelFolder(@TempDir Path model) throws Exception {
+        var json = new com.fasterxml.jackson.databind.ObjectMapper();
+        json.writeValue(model.resolve("tokenizer.json").toFile(),
+                ai.openalice.rl.model.hf.TinyModels.byteLevelTokenizer(List.of("<|endoftext|>", "<|im_start|>", "<|im_end|>")));
+        Files.writeString(model.resolve("config.json"), "{\"eos_token_id\": 256}");
+        Files.writeString(model.resolve("generation_config.json"), "{\"eos_token_id\": [258, 256]}");
+        try (var t = HuggingFaceTokenizer.forModel(model)) {
+            String text = "x".repeat(3000) + "<|im_end|>\né";
+            int[] ids = t.encode(text);
+            assertEquals(3000 + 1 + 1 + 2, ids.length, "one id per byte (é is two), the special as one id: DJL's default cut at 512 is off");
+            assertEquals(258, ids[3000]);
+            assertEquals(text, t.decode(ids));
+            assertArrayEquals(new int[] {258, 256}, t.endTokens(), "generation_config.json's ids win over config.json's");
+        }
+        Files.delete(model.resolve("generation_config.json"));
+        try (var t = HuggingFaceTokenizer.forModel(model)) {
+            assertArrayEquals(new int[] {256}, t.endTokens());
+        }
+    }
 }

@@ -6,7 +6,7 @@ import java.util.Arrays;
 
 /**
  * One completion in progress: its sampler, what it has generated so far, and whether it is done
- * (max tokens, an end token — {@code <|eos|>} or {@code <|end|>}, kept in the completion —, a stop
+ * (max tokens, one of the tokenizer's end tokens — kept in the completion —, a stop
  * string, the context). Shared by the in-process policy and the inference service's batch loop.
  */
 public final class Generation {
@@ -14,8 +14,7 @@ public final class Generation {
     final Sampler sampler;
     final Tokenizer tokenizer;
     final int contextLength;
-    final int eos;
-    final int end;
+    final int[] ends;
     int[] tokens = new int[0];
     double[] logprobs = new double[0];
     Completion.FinishReason finish;
@@ -26,8 +25,7 @@ public final class Generation {
         this.tokenizer = tokenizer;
         this.contextLength = contextLength;
         this.sampler = new Sampler(request.temperature(), request.topP(), request.seed() == null ? System.nanoTime() : request.seed());
-        this.eos = tokenizer.special("<|eos|>").orElse(-1);
-        this.end = tokenizer.special("<|end|>").orElse(-1);
+        this.ends = tokenizer.endTokens();
     }
 
     /** Chooses the next token from logits; returns it, or -1 when the generation ended (nothing to feed). */
@@ -37,7 +35,7 @@ public final class Generation {
         tokens[tokens.length - 1] = c.token();
         logprobs = Arrays.copyOf(logprobs, logprobs.length + 1);
         logprobs[logprobs.length - 1] = c.logprob();
-        if (c.token() == eos || c.token() == end) {
+        if (isEnd(c.token())) {
             // The terminating token is part of the completion: the trainer must learn to emit it.
             finish = Completion.FinishReason.STOP;
             return -1;
@@ -64,6 +62,15 @@ public final class Generation {
         return c.token();
     }
 
+    private boolean isEnd(int token) {
+        for (int e : ends) {
+            if (e == token) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Keeps the shortest token prefix whose text reaches {@code chars} characters of the completion. */
     private void trimTo(int chars) {
         for (int n = 0; n <= tokens.length; n++) {
@@ -87,7 +94,7 @@ public final class Generation {
     }
 
     public Completion result(long policyVersion) {
-        boolean terminated = tokens.length > 0 && (tokens[tokens.length - 1] == eos || tokens[tokens.length - 1] == end);
+        boolean terminated = tokens.length > 0 && isEnd(tokens[tokens.length - 1]);
         String t = terminated ? tokenizer.decode(Arrays.copyOf(tokens, tokens.length - 1))
                 : request.stop().isEmpty() || finish != Completion.FinishReason.STOP ? tokenizer.decode(tokens) : text;
         return new Completion(tokens, logprobs, t, finish, policyVersion);

@@ -8,16 +8,35 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 
 /**
- * JSON function calls, as large models served over an OpenAI-compatible API write them:
- * {@code <tool_call>{"name": "bash", "arguments": {"command": "ls"}}</tool_call>} (the tags are
- * optional; the first JSON object with a {@code name} is the call).
+ * JSON function calls, as Qwen/Hermes-style and Llama 3.1 models write them:
+ * {@code <tool_call>{"name": "bash", "arguments": {"command": "ls"}}</tool_call>} (Hermes; the
+ * tags are optional) or {@code {"name": "bash", "parameters": {"command": "ls"}}} (Llama 3.1 JSON).
+ * Either is read whichever the format writes: the first JSON object with a {@code name} is the
+ * call, its arguments under {@code arguments} (an object, or a JSON string as OpenAI sends them)
+ * or {@code parameters}.
  */
 public final class JsonFunctionFormat implements ToolCallFormat {
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    private final boolean llama;
+
+    /** Hermes/Qwen: {@code <tool_call>{"name": …, "arguments": …}</tool_call>}. */
+    public JsonFunctionFormat() {
+        this(false);
+    }
+
+    private JsonFunctionFormat(boolean llama) {
+        this.llama = llama;
+    }
+
+    /** Llama 3.1 JSON tool calling: {@code {"name": …, "parameters": …}}, untagged. */
+    public static JsonFunctionFormat llama3() {
+        return new JsonFunctionFormat(true);
+    }
+
     @Override
     public String name() {
-        return "json";
+        return llama ? "llama3_json" : "json";
     }
 
     @Override
@@ -38,7 +57,7 @@ public final class JsonFunctionFormat implements ToolCallFormat {
                 var parser = JSON.getFactory().createParser(completion.substring(start));
                 JsonNode node = JSON.readTree(parser);
                 if (node != null && node.isObject() && node.path("name").isTextual()) {
-                    JsonNode args = node.get("arguments");
+                    JsonNode args = node.has("arguments") ? node.get("arguments") : node.get("parameters");
                     if (args != null && args.isTextual()) {
                         args = JSON.readTree(args.asText()); // OpenAI sends arguments as a JSON string
                     }
@@ -64,7 +83,7 @@ public final class JsonFunctionFormat implements ToolCallFormat {
     public String render(String tool, ObjectNode args) {
         ObjectNode call = JSON.createObjectNode();
         call.put("name", tool);
-        call.set("arguments", args);
-        return "<tool_call>" + call + "</tool_call>";
+        call.set(llama ? "parameters" : "arguments", args);
+        return llama ? call.toString() : "<tool_call>\n" + call + "\n</tool_call>";
     }
 }

@@ -10,6 +10,8 @@ import ai.openalice.rl.events.RolloutCompleted;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.Turn;
+import ai.openalice.rl.model.template.TemplateException;
+import ai.openalice.rl.model.tokenizer.ChatLayout;
 import ai.openalice.rl.model.tokenizer.CompactChat;
 import ai.openalice.rl.model.tokenizer.Tokenizer;
 import ai.openalice.rl.policy.Completion;
@@ -50,6 +52,7 @@ public final class AgentLoop {
     private final Tools tools;
     private final TestTimeSelection selection;
     private final Prompt prompt;
+    private final ChatLayout layout;
 
     public AgentLoop(Policy policy, Tokenizer tokenizer, ToolCallFormat format, Tools tools) {
         this(policy, tokenizer, format, tools, null);
@@ -57,27 +60,37 @@ public final class AgentLoop {
 
     /** With {@code selection}, each turn samples M candidates and executes the best by π·exp(β·u); null = one sample. */
     public AgentLoop(Policy policy, Tokenizer tokenizer, ToolCallFormat format, Tools tools, TestTimeSelection selection) {
-        this(policy, tokenizer, format, tools, selection, Prompt.FULL);
+        this(policy, tokenizer, format, tools, selection, Prompt.FULL, new CompactChat(tokenizer));
     }
 
-    private AgentLoop(Policy policy, Tokenizer tokenizer, ToolCallFormat format, Tools tools, TestTimeSelection selection, Prompt prompt) {
+    private AgentLoop(Policy policy, Tokenizer tokenizer, ToolCallFormat format, Tools tools, TestTimeSelection selection, Prompt prompt,
+            ChatLayout layout) {
         this.policy = policy;
         this.tokenizer = tokenizer;
         this.format = format;
         this.tools = tools;
         this.selection = selection;
         this.prompt = prompt;
+        this.layout = layout;
     }
 
     /** This loop with another system prompt. */
     public AgentLoop withPrompt(Prompt p) {
-        return new AgentLoop(policy, tokenizer, format, tools, selection, p);
+        return new AgentLoop(policy, tokenizer, format, tools, selection, p, layout);
     }
 
-    /** The system prompt the agent sees (nothing privileged: the task's id, statement and workspace only). */
+    /** This loop laid out in another way (a model's chat template instead of the compact layout). */
+    public AgentLoop withLayout(ChatLayout l) {
+        return new AgentLoop(policy, tokenizer, format, tools, selection, prompt, l);
+    }
+
+    /**
+     * The system prompt the agent sees (nothing privileged: the task's id, statement and workspace
+     * only); it describes the call format and tools unless the chat template renders the tools.
+     */
     public String systemPrompt(String workdir) {
         return switch (prompt) {
-            case FULL -> String.format(SYSTEM, workdir, format.describe(tools.all()));
+            case FULL -> layout.describesTools() ? String.format(SYSTEM, workdir, format.describe(tools.all())) : String.format(SYSTEM, workdir, "").strip();
             case BRIEF -> String.format(BRIEF, workdir, String.join(", ", tools.all().stream().map(t -> t.name()).toList()));
         };
     }
@@ -85,12 +98,16 @@ public final class AgentLoop {
     public Episode run(AgentTask task, Sandbox sandbox, LoopConfig cfg) {
         long start = System.nanoTime();
         long deadline = start + cfg.episodeTimeout().toNanos();
-        var template = new CompactChat(tokenizer);
+        var chat = layout.forEpisode();
         var ctx = new ToolContext(sandbox, cfg.toolTimeout(), cfg.toolTimeout().multipliedBy(2));
         var turns = new ArrayList<Turn>();
         int[] context = new int[0];
-        int[] delta = CompactChat.concat(template.system(systemPrompt(sandbox.workdir())), template.user(task.problemStatement()),
-                template.assistant());
+        int[] delta;
+        try {
+            delta = chat.opening(systemPrompt(sandbox.workdir()), task.problemStatement(), tools.definitions());
+        } catch (TemplateException e) {
+            return templateFailure(e, start);
+        }
         long policyNanos = 0;
         long toolNanos = 0;
         long promptTokens = 0;
@@ -152,7 +169,14 @@ public final class AgentLoop {
             if (end == null && obs.terminal()) {
                 end = Termination.SUBMITTED;
             }
-            delta = CompactChat.concat(template.toolResult(observation), template.assistant());
+            if (end == null) {
+                try {
+                    delta = chat.afterCompletion(c.tokens(), observation);
+                } catch (TemplateException e) {
+                    end = Termination.INFRA_ERROR;
+                    error = templateError(e);
+                }
+            }
         }
         String patch = "";
         if (end != Termination.INFRA_ERROR) {
@@ -166,6 +190,17 @@ public final class AgentLoop {
         long wall = (System.nanoTime() - start) / 1_000_000;
         var stats = new RolloutCompleted.Stats(turns.size(), promptTokens, completionTokens, wall, policyNanos / 1_000_000, toolNanos / 1_000_000);
         return new Episode(new Trajectory(turns), end, error, patch, stats);
+    }
+
+    /** The chat template failed to render: the runner's fault, never the policy's (retried, not scored). */
+    private static RolloutCompleted.Failure templateError(TemplateException e) {
+        return new RolloutCompleted.Failure("runner", "chat template: " + e.getMessage());
+    }
+
+    private static Episode templateFailure(TemplateException e, long start) {
+        long wall = (System.nanoTime() - start) / 1_000_000;
+        return new Episode(new Trajectory(List.of()), Termination.INFRA_ERROR, templateError(e), "",
+                new RolloutCompleted.Stats(0, 0, 0, wall, 0, 0));
     }
 
     /** One completion, or — with test-time selection — the best of M. */

@@ -157,10 +157,11 @@ public final class OraclePolicy implements Policy {
     public Completion complete(CompletionRequest request) {
         String text = turns.get(Math.min(next++, turns.size() - 1));
         int[] ids = tokenizer.encode(text);
-        var end = tokenizer.special("<|end|>");
-        if (end.isPresent()) {
+        int[] ends = tokenizer.endTokens();
+        int end = tokenizer.special("<|end|>").orElse(ends.length > 0 ? ends[0] : -1);
+        if (end >= 0) {
             ids = Arrays.copyOf(ids, ids.length + 1);
-            ids[ids.length - 1] = end.getAsInt();
+            ids[ids.length - 1] = end;
         }
         return new Completion(ids, new double[ids.length], text, Completion.FinishReason.STOP, 0);
     }

@@ -18,6 +18,13 @@ public final class BashTool implements Tool {
     }
 
     @Override
+    public ObjectNode parameters() {
+        return Tools.schema("""
+                {"type": "object", "properties": {"command": {"type": "string", "description": "the shell command"},
+                 "timeout": {"type": "integer", "description": "seconds"}}, "required": ["command"]}""");
+    }
+
+    @Override
     public Observation run(ObjectNode args, ToolContext ctx) {
         String command = Args.required(args, name(), "command");
         if (command.isBlank()) {

@@ -30,6 +30,19 @@ public final class FileEditorTool implements Tool {
     }
 
     @Override
+    public ObjectNode parameters() {
+        return Tools.schema("""
+                {"type": "object", "properties": {
+                 "command": {"type": "string", "enum": ["view", "create", "str_replace", "insert", "undo_edit"]},
+                 "path": {"type": "string", "description": "relative to the repository root"},
+                 "view_range": {"type": "array", "items": {"type": "integer"}, "description": "[start, end] lines for view"},
+                 "file_text": {"type": "string", "description": "content for create"},
+                 "old_str": {"type": "string", "description": "exact text to replace, for str_replace"},
+                 "new_str": {"type": "string", "description": "replacement for str_replace, text for insert"},
+                 "insert_line": {"type": "integer", "description": "insert after this line"}}, "required": ["command", "path"]}""");
+    }
+
+    @Override
     public Observation run(ObjectNode args, ToolContext ctx) {
         String command = Args.required(args, name(), "command");
         String path = Args.required(args, name(), "path");

@@ -26,6 +26,14 @@ public final class SearchTool implements Tool {
     }
 
     @Override
+    public ObjectNode parameters() {
+        return Tools.schema("""
+                {"type": "object", "properties": {"pattern": {"type": "string"},
+                 "path": {"type": "string", "description": "folder to search, default ."},
+                 "regex": {"type": "boolean", "description": "pattern is a regular expression"}}, "required": ["pattern"]}""");
+    }
+
+    @Override
     public Observation run(ObjectNode args, ToolContext ctx) {
         String pattern = Args.required(args, name(), "pattern");
         if (pattern.isEmpty()) {

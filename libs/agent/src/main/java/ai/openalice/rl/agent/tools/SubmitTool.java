@@ -16,6 +16,12 @@ public final class SubmitTool implements Tool {
     }
 
     @Override
+    public ObjectNode parameters() {
+        return Tools.schema("""
+                {"type": "object", "properties": {}}""");
+    }
+
+    @Override
     public Observation run(ObjectNode args, ToolContext ctx) {
         return Observation.end("Submitted.");
     }

@@ -13,5 +13,8 @@ public interface Tool {
     /** What the tool does and its arguments, for the system prompt. */
     String usage();
 
+    /** The arguments as a JSON Schema object, for templates and servers that take OpenAI tool definitions. */
+    ObjectNode parameters();
+
     Observation run(ObjectNode args, ToolContext context);
 }

@@ -23,6 +23,27 @@ public final class Tools {
         return new Tools(List.of(new BashTool(), new SearchTool(), new FileEditorTool(), new SubmitTool()));
     }
 
+    /** The tools as OpenAI function definitions ({@code type: function}, name, description, parameters). */
+    public com.fasterxml.jackson.databind.node.ArrayNode definitions() {
+        var out = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
+        for (Tool t : byName.values()) {
+            var f = out.addObject().put("type", "function").putObject("function");
+            String usage = t.usage();
+            int dash = usage.indexOf(" — ");
+            f.put("name", t.name()).put("description", dash >= 0 ? usage.substring(dash + 3) : usage);
+            f.set("parameters", t.parameters());
+        }
+        return out;
+    }
+
+    static ObjectNode schema(String json) {
+        try {
+            return (ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("a tool's schema is not JSON", e);
+        }
+    }
+
     public List<Tool> all() {
         return List.copyOf(byName.values());
     }

@@ -140,7 +140,7 @@ public final class Checkpoint {
         }
         if (Manifest.HF_TOKENIZER.equals(m.tokenizer())) {
             try {
-                return ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer.load(dir.resolve("tokenizer.json"));
+                return ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer.forModel(dir);
             } catch (IOException | RuntimeException e) {
                 throw new CheckpointException(CheckpointException.Reason.CORRUPT, dir + "/tokenizer.json cannot be loaded: " + e.getMessage(), e);
             }

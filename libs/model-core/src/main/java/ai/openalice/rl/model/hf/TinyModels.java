@@ -72,6 +72,36 @@ public final class TinyModels {
         return t;
     }
 
+    /**
+     * A byte-level BPE tokenizer.json without merges: GPT-2's byte-to-character alphabet as ids
+     * 0–255 (so any text round-trips, one token per byte), then {@code specials} as ids 256… —
+     * what a Qwen- or Llama-style tokenizer looks like with its merges and most of its vocabulary
+     * left out.
+     */
+    public static ObjectNode byteLevelTokenizer(java.util.List<String> specials) {
+        ObjectNode t = JSON.createObjectNode();
+        t.put("version", "1.0").putNull("truncation").putNull("padding");
+        var added = t.putArray("added_tokens");
+        for (int i = 0; i < specials.size(); i++) {
+            added.addObject().put("id", 256 + i).put("content", specials.get(i)).put("single_word", false).put("lstrip", false).put("rstrip", false)
+                    .put("normalized", false).put("special", true);
+        }
+        t.putNull("normalizer");
+        t.putObject("pre_tokenizer").put("type", "ByteLevel").put("add_prefix_space", false).put("trim_offsets", true).put("use_regex", true);
+        t.putNull("post_processor");
+        t.putObject("decoder").put("type", "ByteLevel").put("add_prefix_space", true).put("trim_offsets", true).put("use_regex", true);
+        ObjectNode model = t.putObject("model").put("type", "BPE").putNull("dropout").putNull("unk_token").putNull("continuing_subword_prefix")
+                .putNull("end_of_word_suffix").put("fuse_unk", false).put("byte_fallback", false);
+        ObjectNode vocab = model.putObject("vocab");
+        int extra = 0;
+        for (int b = 0; b < 256; b++) {
+            boolean printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+            vocab.put(new String(Character.toChars(printable ? b : 256 + extra++)), b);
+        }
+        model.putArray("merges");
+        return t;
+    }
+
     /** Writes a model folder; {@code shards} > 1 splits the tensors over that many files with an index. */
     public static Path write(Path dir, ObjectNode config, Map<String, float[]> weights, DType dtype, int shards) throws IOException {
         Files.createDirectories(dir);

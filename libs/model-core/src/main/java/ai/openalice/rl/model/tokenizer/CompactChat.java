@@ -10,11 +10,26 @@ import java.util.OptionalInt;
  * and the inference service's chat completions render messages with it, so both agree token for
  * token.
  */
-public final class CompactChat {
+public final class CompactChat implements ChatLayout {
     private final Tokenizer tokenizer;
 
     public CompactChat(Tokenizer tokenizer) {
         this.tokenizer = tokenizer;
+    }
+
+    @Override
+    public int[] opening(String system, String user, com.fasterxml.jackson.databind.JsonNode tools) {
+        return concat(system(system), user(user), assistant());
+    }
+
+    @Override
+    public int[] afterCompletion(int[] completion, String observation) {
+        return concat(toolResult(observation), assistant());
+    }
+
+    @Override
+    public boolean describesTools() {
+        return true;
     }
 
     /**

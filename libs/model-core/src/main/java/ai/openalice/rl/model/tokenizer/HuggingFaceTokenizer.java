@@ -19,13 +19,41 @@ public final class HuggingFaceTokenizer implements Tokenizer, AutoCloseable {
     private final String name;
     private final int vocabSize;
     private final Map<String, Integer> specials;
+    private final int[] endTokens;
 
     private HuggingFaceTokenizer(ai.djl.huggingface.tokenizers.HuggingFaceTokenizer delegate, String name, int vocabSize,
-            Map<String, Integer> specials) {
+            Map<String, Integer> specials, int[] endTokens) {
         this.delegate = delegate;
         this.name = name;
         this.vocabSize = vocabSize;
         this.specials = specials;
+        this.endTokens = endTokens;
+    }
+
+    /**
+     * The tokenizer of a model folder, ending completions at the model's end-of-sequence ids
+     * ({@code generation_config.json}'s {@code eos_token_id} over {@code config.json}'s, an id or a
+     * list), or at {@code tokenizer_config.json}'s {@code eos_token} when neither names one.
+     */
+    public static HuggingFaceTokenizer forModel(Path dir) throws IOException {
+        HuggingFaceTokenizer t = load(dir.resolve("tokenizer.json"));
+        var ends = new java.util.LinkedHashSet<Integer>();
+        for (String file : List.of("generation_config.json", "config.json")) {
+            Path f = dir.resolve(file);
+            JsonNode id = java.nio.file.Files.isRegularFile(f) ? new ObjectMapper().readTree(f.toFile()).path("eos_token_id") : null;
+            if (id != null && ends.isEmpty()) {
+                if (id.isIntegralNumber()) {
+                    ends.add(id.asInt());
+                }
+                id.forEach(n -> ends.add(n.asInt()));
+            }
+        }
+        Path cfg = dir.resolve("tokenizer_config.json");
+        if (ends.isEmpty() && java.nio.file.Files.isRegularFile(cfg)) {
+            JsonNode eos = new ObjectMapper().readTree(cfg.toFile()).path("eos_token");
+            t.special(eos.isTextual() ? eos.asText() : eos.path("content").asText()).ifPresent(ends::add);
+        }
+        return new HuggingFaceTokenizer(t.delegate, t.name, t.vocabSize, t.specials, ends.stream().mapToInt(Integer::intValue).toArray());
     }
 
     /** Loads {@code tokenizer.json}; offline (the native library ships in the DJL jar). */
@@ -42,9 +70,10 @@ public final class HuggingFaceTokenizer implements Tokenizer, AutoCloseable {
         for (JsonNode id : root.path("model").path("vocab")) {
             maxId = Math.max(maxId, id.isInt() ? id.asInt() : id.path(1).asInt(-1));
         }
+        // DJL truncates to 512 tokens unless told not to: a long prompt would lose its end without a word
         var delegate = ai.djl.huggingface.tokenizers.HuggingFaceTokenizer.newInstance(tokenizerJson,
-                Map.of("addSpecialTokens", "false"));
-        return new HuggingFaceTokenizer(delegate, "hf:" + tokenizerJson.getFileName(), maxId + 1, Map.copyOf(specials));
+                Map.of("addSpecialTokens", "false", "truncation", "false", "padding", "false"));
+        return new HuggingFaceTokenizer(delegate, "hf:" + tokenizerJson.getFileName(), maxId + 1, Map.copyOf(specials), new int[0]);
     }
 
     @Override
@@ -74,6 +103,11 @@ public final class HuggingFaceTokenizer implements Tokenizer, AutoCloseable {
             l[i] = ids[i];
         }
         return delegate.decode(l, false);
+    }
+
+    @Override
+    public int[] endTokens() {
+        return endTokens.clone();
     }
 
     @Override

@@ -11,7 +11,11 @@ public interface Tokenizer {
 
     int vocabSize();
 
-    /** Ids of ordinary text; special-token names in the text are encoded as plain text, never as specials. */
+    /**
+     * Ids of text. The built-in tokenizer never makes a special token of text; a HuggingFace
+     * tokenizer matches its added tokens in text (as transformers and vLLM do when they tokenize a
+     * rendered chat template).
+     */
     int[] encode(String text);
 
     /** Text of the ids; specials are rendered as their names. */
@@ -22,6 +26,15 @@ public interface Tokenizer {
 
     /** The special tokens' names, in id order. */
     List<String> specials();
+
+    /**
+     * The tokens that end a completion (kept in it, so the learner learns to emit them): the built-in
+     * {@code <|eos|>} and {@code <|end|>}; a HuggingFace model's end-of-sequence ids.
+     */
+    default int[] endTokens() {
+        return java.util.stream.Stream.of("<|eos|>", "<|end|>").map(this::special).filter(OptionalInt::isPresent).mapToInt(OptionalInt::getAsInt)
+                .toArray();
+    }
 
     /** The id of a special token, or an error naming the ones this tokenizer has. */
     default int requireSpecial(String name) {
