@@ -34,6 +34,12 @@ import org.junit.jupiter.api.Test;
 @TestProfile(HfServingTest.Profile.class)
 class HfServingTest {
     static final ObjectMapper M = new ObjectMapper();
+    /** Words of the tiny vocabulary only: the user's text, each tool's name, then "w3" as the generation prompt. */
+    static final String TEMPLATE = """
+            {%- if messages[0].role != 'user' %}{{ raise_exception('the first message must come from the user') }}{% endif %}
+            {%- for m in messages %}{{ m.content }} {% endfor %}
+            {%- if tools %}{% for t in tools %}{{ t.function.name }} {% endfor %}{% endif %}
+            {%- if add_generation_prompt %}w3{% endif %}""";
     static final Path CHECKPOINT = write();
 
     public static class Profile implements QuarkusTestProfile {
@@ -50,6 +56,7 @@ class HfServingTest {
             HfConfig c = HfConfig.of(json, "qwen2");
             var weights = TinyModels.randomWeights(c, 12);
             Path source = TinyModels.write(root.resolve("model"), json, weights, DType.F32, 1);
+            M.writeValue(source.resolve("tokenizer_config.json").toFile(), M.createObjectNode().put("chat_template", TEMPLATE));
             Checkpoint.saveHf(root.resolve("v7"), c, source, weights, null, DType.F32, 7, 70, Map.of(), 0);
             return root.resolve("v7");
         } catch (java.io.IOException e) {
@@ -84,5 +91,31 @@ class HfServingTest {
         var outside = post("{\"prompt\": [1, 32]}");
         assertEquals(400, outside.statusCode());
         assertEquals("prompt[1] = 32 is outside the vocabulary (0..31)", M.readTree(outside.body()).get("detail").asText());
+    }
+
+    @Test
+    void chatCompletionsRenderTheCheckpointsOwnTemplateWithTools() throws Exception {
+        var r = http.send(HttpRequest.newBuilder(URI.create(base + "v1/chat/completions")).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"messages\": [{\"role\": \"user\", \"content\": \"w4 w9\"}], \"max_tokens\": 5,"
+                        + " \"temperature\": 0, \"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"w5\", \"parameters\": {}}}]}"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+        JsonNode j = M.readTree(r.body());
+        assertEquals(4, j.get("usage").get("prompt_tokens").asInt(), "'w4 w9 w5 w3': the messages, the tool's name, the generation prompt");
+        JsonNode tokens = j.get("choices").get(0).get("tokens");
+        int[] got = new int[tokens.size()];
+        for (int i = 0; i < got.length; i++) {
+            got[i] = tokens.get(i).asInt();
+        }
+        try (var p = new OrtPolicy(CHECKPOINT)) {
+            assertArrayEquals(p.complete(CompletionRequest.greedy(new int[] {4, 9, 5, 3}, 5)).tokens(), got);
+        }
+
+        var refused = http.send(HttpRequest.newBuilder(URI.create(base + "v1/chat/completions")).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"messages\": [{\"role\": \"system\", \"content\": \"w4\"}]}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(400, refused.statusCode(), refused.body());
+        assertEquals("messages: the chat template of policy version 7 cannot render them: line 1: the template raised: the first message must come from the user",
+                M.readTree(refused.body()).get("detail").asText());
     }
 }

@@ -1,8 +1,6 @@
 package ai.openalice.rl.agent.format;
 
 import ai.openalice.rl.agent.tools.Tool;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
@@ -51,32 +49,16 @@ public final class JsonFunctionFormat implements ToolCallFormat {
 
     @Override
     public Parsed parse(String completion) {
-        int start = completion.indexOf('{');
-        while (start >= 0) {
-            try {
-                var parser = JSON.getFactory().createParser(completion.substring(start));
-                JsonNode node = JSON.readTree(parser);
-                if (node != null && node.isObject() && node.path("name").isTextual()) {
-                    JsonNode args = node.has("arguments") ? node.get("arguments") : node.get("parameters");
-                    if (args != null && args.isTextual()) {
-                        args = JSON.readTree(args.asText()); // OpenAI sends arguments as a JSON string
-                    }
-                    if (args == null || args.isNull()) {
-                        args = JSON.createObjectNode();
-                    }
-                    if (!args.isObject()) {
-                        return new Parsed.Unparsable("\"arguments\" must be a JSON object");
-                    }
-                    return new Parsed.Call(node.get("name").asText(), (ObjectNode) args);
-                }
-            } catch (JsonProcessingException e) {
-                // not JSON from here: try the next brace
-            } catch (java.io.IOException e) {
-                return new Parsed.Unparsable("unreadable JSON: " + e.getMessage());
+        try {
+            var calls = ai.openalice.rl.model.template.ToolCalls.parse(completion);
+            if (!calls.isEmpty()) {
+                return new Parsed.Call(calls.getFirst().name(), calls.getFirst().arguments());
             }
-            start = completion.indexOf('{', start + 1);
+        } catch (ai.openalice.rl.model.template.ToolCalls.Malformed e) {
+            return new Parsed.Unparsable(e.getMessage());
         }
-        return new Parsed.Unparsable("no function call found; answer with <tool_call>{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}</tool_call>");
+        return new Parsed.Unparsable(llama ? "no function call found; answer with {\"name\": \"bash\", \"parameters\": {\"command\": \"ls\"}}"
+                : "no function call found; answer with <tool_call>{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}</tool_call>");
     }
 
     @Override

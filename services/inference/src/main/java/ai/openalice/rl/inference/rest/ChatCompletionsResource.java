@@ -2,6 +2,9 @@ package ai.openalice.rl.inference.rest;
 
 import ai.openalice.rl.events.auth.Roles;
 import ai.openalice.rl.inference.service.LoadedModel;
+import ai.openalice.rl.model.template.ChatTemplate;
+import ai.openalice.rl.model.template.TemplateException;
+import ai.openalice.rl.model.template.ToolCalls;
 import ai.openalice.rl.model.tokenizer.CompactChat;
 import ai.openalice.rl.policy.Completion;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -22,11 +25,12 @@ import java.util.UUID;
 
 /**
  * OpenAI-compatible chat completions. The messages are laid out in the served model's chat format —
- * the built-in model's compact layout, the same the agent loop trains on — and sampled as
- * completions are; {@code stream: true} answers as Server-Sent Events of
- * {@code chat.completion.chunk}s. A HuggingFace model's own chat template and {@code tools} are not
- * rendered yet: such a request is refused naming what is missing, never answered from a layout the
- * model was not trained on.
+ * the built-in model's compact layout (the same the agent loop trains on), or a HuggingFace
+ * checkpoint's own chat template with {@code tools} — and sampled as completions are;
+ * {@code stream: true} answers as Server-Sent Events of {@code chat.completion.chunk}s. With
+ * {@code tools}, calls the model writes (Hermes {@code <tool_call>} or Llama 3.1 JSON) come back as
+ * {@code tool_calls} with {@code finish_reason: tool_calls} (not in streamed answers, whose chunks
+ * carry the text).
  */
 @Path("/v1")
 @RolesAllowed(Roles.POLICY_CLIENT)
@@ -43,12 +47,12 @@ public class ChatCompletionsResource {
             throw ProblemException.badRequest("the body must be a JSON object");
         }
         var messages = messages(body.messages());
-        if (body.tools() != null && !body.tools().isNull() && !body.tools().isEmpty()) {
-            throw ProblemException.badRequest("tools: tool definitions are not rendered into this model's prompt yet; describe the tools in a"
-                    + " system message and parse the calls from the text");
+        JsonNode tools = body.tools() != null && !body.tools().isNull() && !body.tools().isEmpty() ? body.tools() : null;
+        if (tools != null && !tools.isArray()) {
+            throw ProblemException.badRequest("tools must be an array of tool definitions");
         }
         Integer max = body.maxCompletionTokens() != null ? body.maxCompletionTokens() : body.maxTokens();
-        var r = generator.generate(model -> prompt(model, messages),
+        var r = generator.generate(model -> prompt(model, body.messages(), tools, messages),
                 new Generator.Sampling(max, body.temperature(), body.topP(), body.stop(), body.seed(), body.n(), body.policyVersion()));
         String id = "chatcmpl-" + UUID.randomUUID();
         long created = System.currentTimeMillis() / 1000;
@@ -64,10 +68,16 @@ public class ChatCompletionsResource {
             message.put("role", "assistant");
             message.put("content", c.text());
             message.put("refusal", null);
+            var calls = tools == null ? List.<ToolCalls.Call>of() : calls(c.text());
+            if (!calls.isEmpty()) {
+                String before = c.text().substring(0, calls.getFirst().start()).replace("<tool_call>", "").strip();
+                message.put("content", before.isEmpty() ? null : before);
+                message.put("tool_calls", calls.stream().map(ChatCompletionsResource::toolCall).toList());
+            }
             m.put("message", message);
             m.put("tokens", c.tokens());
             m.put("logprobs", Boolean.TRUE.equals(body.logprobs()) ? logprobs(c, r) : null);
-            m.put("finish_reason", Generator.finishReason(c));
+            m.put("finish_reason", calls.isEmpty() ? Generator.finishReason(c) : "tool_calls");
             choices.add(m);
         }
         var out = CompletionsResource.header(id, created, r.version(), "chat.completion");
@@ -111,12 +121,50 @@ public class ChatCompletionsResource {
         return out;
     }
 
-    private static int[] prompt(LoadedModel model, List<Map.Entry<String, String>> messages) {
-        if (model.manifest().hf() != null) {
-            throw new ProblemException(501, "Not implemented", "policy version " + model.version() + " is a HuggingFace model; its chat template"
-                    + " (tokenizer_config.json) is not rendered yet: send /v1/completions a prompt laid out with it");
+    /**
+     * The prompt: a HuggingFace checkpoint's chat template rendered over the messages as sent (with
+     * {@code tools} and the generation prompt), else the built-in compact layout, which has no place
+     * for tool definitions.
+     */
+    private static int[] prompt(LoadedModel model, JsonNode rawMessages, JsonNode tools, List<Map.Entry<String, String>> messages) {
+        if (model.manifest().hf() == null) {
+            if (tools != null) {
+                throw ProblemException.badRequest("tools: the built-in model's compact layout has no place for tool definitions; describe the tools"
+                        + " in a system message and parse the calls from the text");
+            }
+            return new CompactChat(model.tokenizer()).conversation(messages);
         }
-        return new CompactChat(model.tokenizer()).conversation(messages);
+        ChatTemplate template;
+        try {
+            template = model.chatTemplate(tools != null);
+        } catch (TemplateException e) {
+            throw new ProblemException(501, "Not implemented", "policy version " + model.version() + " has no usable chat template: " + e.getMessage());
+        }
+        try {
+            return model.tokenizer().encode(template.render(rawMessages, tools, true, Map.of()));
+        } catch (TemplateException e) {
+            throw ProblemException.badRequest("messages: the chat template of policy version " + model.version() + " cannot render them: "
+                    + e.getMessage());
+        }
+    }
+
+    private static List<ToolCalls.Call> calls(String text) {
+        try {
+            return ToolCalls.parse(text);
+        } catch (ToolCalls.Malformed e) {
+            return List.of(); // not a call the client could run: the text goes back as content
+        }
+    }
+
+    private static Map<String, Object> toolCall(ToolCalls.Call call) {
+        var f = new LinkedHashMap<String, Object>();
+        f.put("name", call.name());
+        f.put("arguments", call.arguments().toString());
+        var out = new LinkedHashMap<String, Object>();
+        out.put("id", "call_" + UUID.randomUUID().toString().replace("-", "").substring(0, 24));
+        out.put("type", "function");
+        out.put("function", f);
+        return out;
     }
 
     /** Per sample: the role, then the text, then the finish reason; the usage last when asked for. */

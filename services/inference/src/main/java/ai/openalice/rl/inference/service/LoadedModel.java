@@ -14,15 +14,34 @@ public final class LoadedModel {
     private final OrtDecoder decoder;
     private final Tokenizer tokenizer;
     private final Manifest manifest;
+    private final java.nio.file.Path dir;
+    private final java.util.Map<Boolean, ai.openalice.rl.model.template.ChatTemplate> templates = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicInteger refs = new AtomicInteger();
     private volatile boolean retired;
     private volatile boolean closed;
 
-    LoadedModel(long version, OrtDecoder decoder, Tokenizer tokenizer, Manifest manifest) {
+    LoadedModel(long version, OrtDecoder decoder, Tokenizer tokenizer, Manifest manifest, java.nio.file.Path dir) {
         this.version = version;
         this.decoder = decoder;
         this.tokenizer = tokenizer;
         this.manifest = manifest;
+        this.dir = dir;
+    }
+
+    /**
+     * A HuggingFace checkpoint's chat template (its {@code tokenizer_config.json} or
+     * {@code chat_template.jinja}), the {@code tool_use} one when {@code forTools} and it has one;
+     * read once. A checkpoint without one, or with one that cannot be parsed, is a
+     * {@link ai.openalice.rl.model.template.TemplateException} naming why.
+     */
+    public ai.openalice.rl.model.template.ChatTemplate chatTemplate(boolean forTools) {
+        return templates.computeIfAbsent(forTools, t -> {
+            try {
+                return ai.openalice.rl.model.template.ChatTemplate.load(dir, t);
+            } catch (java.io.IOException e) {
+                throw new ai.openalice.rl.model.template.TemplateException(dir + ": the chat template cannot be read: " + e.getMessage());
+            }
+        });
     }
 
     public long version() {

@@ -85,7 +85,7 @@ public class ModelRegistry {
             var tokenizer = Checkpoint.tokenizer(dir, m);
             var decoder = new OrtDecoder(dir.resolve(Checkpoint.ONNX), m.cache(), config.threads(), config.device() == InferenceConfig.Device.CUDA,
                     (long) config.prefixCacheMb() << 20);
-            model = new LoadedModel(m.policyVersion(), decoder, tokenizer, m);
+            model = new LoadedModel(m.policyVersion(), decoder, tokenizer, m, dir);
             warm(model);
         } catch (PolicyException | CheckpointException e) {
             metrics.counter("inference_checkpoints_refused_total").increment();
