@@ -22,7 +22,7 @@ public interface RunnerConfig {
     enum PolicyKind { HTTP, ORACLE, RANDOM }
 
     /** {@code runner.tool-call-format}. */
-    enum CallFormat { COMPACT, JSON }
+    enum CallFormat { COMPACT, JSON, LLAMA3_JSON }
 
     /** {@code runner.system-prompt}. */
     enum SystemPrompt { FULL, BRIEF }
@@ -45,9 +45,23 @@ public interface RunnerConfig {
     /** For {@code policy=oracle} (fixtures and tests only): a task file whose gold patches the oracle replays. */
     Optional<Path> oracleTasks();
 
-    /** compact (the built-in model) or json (large models). */
+    /**
+     * How the agent's calls are read: {@code compact} (the built-in model), {@code json} (Hermes/Qwen
+     * {@code <tool_call>{"name", "arguments"}</tool_call>}) or {@code llama3_json}
+     * ({@code {"name", "parameters"}}, Llama 3.1).
+     */
     @WithDefault("compact")
     CallFormat toolCallFormat();
+
+    /**
+     * A HuggingFace model folder (or a checkpoint of one) whose {@code tokenizer.json}, end tokens
+     * and chat template lay out the episodes, token-exact; unset: the built-in model's byte
+     * tokenizer and compact layout.
+     */
+    Optional<Path> modelDir();
+
+    /** Passed to the chat template as {@code enable_thinking} (Qwen3), when set. */
+    Optional<Boolean> enableThinking();
 
     /**
      * The system prompt: {@code full} (the call format and every tool described, for models that read

@@ -16,7 +16,6 @@ import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.TrajectoryRef;
-import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.policy.PolicyException;
 import ai.openalice.rl.runner.config.RunnerConfig;
 import ai.openalice.rl.runner.repository.LeaseRepository;
@@ -75,7 +74,8 @@ public class EpisodeService {
     private PolicyFactory policies;
     private ToolCallFormat format;
     private AgentLoop.Prompt prompt;
-    private final ByteTokenizer tokenizer = new ByteTokenizer();
+    private ai.openalice.rl.model.tokenizer.Tokenizer tokenizer;
+    private ai.openalice.rl.model.tokenizer.ChatLayout layout;
     private final Set<UUID> inFlight = ConcurrentHashMap.newKeySet();
     private volatile boolean stopping;
 
@@ -87,8 +87,12 @@ public class EpisodeService {
         SandboxBackends.warmUp(sandboxes);
         format = switch (config.toolCallFormat()) {
             case JSON -> new JsonFunctionFormat();
+            case LLAMA3_JSON -> JsonFunctionFormat.llama3();
             case COMPACT -> new CompactFormat();
         };
+        var model = ModelLayout.open(config.modelDir(), config.enableThinking());
+        tokenizer = model.tokenizer();
+        layout = model.layout();
         prompt = switch (config.systemPrompt()) {
             case FULL -> AgentLoop.Prompt.FULL;
             case BRIEF -> AgentLoop.Prompt.BRIEF;
@@ -173,7 +177,7 @@ public class EpisodeService {
                     config.testTimeBeta(), new RubricStepScorer(java.net.URI.create(config.rubricUrl()), r.taskId(), r.ref().taskVersion(),
                             clientToken.supplier()));
             var loop = new AgentLoop(policies.forEpisode(r.taskId(), r.rolloutId()), tokenizer, format, Tools.standard(), selection)
-                    .withPrompt(prompt);
+                    .withPrompt(prompt).withLayout(layout);
             return loop.run(r.task(), sandbox, cfg);
         } catch (SandboxException | PolicyException ex) {
             String kind = ex instanceof SandboxException ? "sandbox" : "policy";
