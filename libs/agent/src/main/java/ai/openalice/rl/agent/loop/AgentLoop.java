@@ -162,7 +162,7 @@ public final class AgentLoop {
             }
             long t2 = System.nanoTime();
             toolNanos += t2 - t1;
-            String observation = cap(obs.text(), cfg.maxObservationChars());
+            String observation = cap(obs.text(), cfg.maxObservationTokens(), tokenizer);
             turns.add(new Turn(step, boxed(delta), boxed(c.tokens()), Arrays.stream(c.logprobs()).boxed().toList(), c.policyVersion(), action,
                     observation, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000));
             context = CompactChat.concat(prompt, c.tokens());
@@ -220,15 +220,39 @@ public final class AgentLoop {
         return completions.get(selection.choose(soFar, completions, parsed));
     }
 
-    /** Keeps the head and the tail of a long observation and says how much was cut between them. */
-    static String cap(String text, int max) {
-        if (text.length() <= max) {
+    /**
+     * Keeps the head and the tail of an observation longer than {@code max} of the model's tokens and
+     * says how many characters were cut between them; the result, notice included, is at most
+     * {@code max} tokens (the most characters that fit, found by bisection).
+     */
+    static String cap(String text, int max, Tokenizer tokenizer) {
+        if (tokenizer.encode(text).length <= max) {
             return text;
         }
-        int head = max / 2;
-        int tail = max - head;
-        return text.substring(0, head) + "\n[... " + (text.length() - head - tail) + " characters cut ...]\n"
-                + text.substring(text.length() - tail);
+        int lo = 0;
+        int hi = text.length();
+        while (lo < hi) {
+            int k = (lo + hi + 1) / 2;
+            if (tokenizer.encode(keep(text, k)).length <= max) {
+                lo = k;
+            } else {
+                hi = k - 1;
+            }
+        }
+        return keep(text, lo);
+    }
+
+    /** The first k/2 and last k − k/2 characters (never half a surrogate pair) around a notice of what was cut. */
+    private static String keep(String text, int k) {
+        int head = k / 2;
+        int tail = text.length() - (k - head);
+        if (head > 0 && Character.isHighSurrogate(text.charAt(head - 1))) {
+            head--;
+        }
+        if (tail < text.length() && Character.isLowSurrogate(text.charAt(tail))) {
+            tail++;
+        }
+        return text.substring(0, head) + "\n[... " + (tail - head) + " characters cut ...]\n" + text.substring(tail);
     }
 
     private static List<Integer> boxed(int[] a) {

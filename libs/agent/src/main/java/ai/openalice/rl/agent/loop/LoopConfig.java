@@ -10,18 +10,18 @@ import java.util.List;
  * @param maxContextTokens context budget (prompt + the next completion); beyond it the episode ends as max_context
  * @param episodeTimeout wall clock of the episode
  * @param maxTokensPerTurn the longest completion per turn
- * @param maxObservationChars longer observations keep their head and tail, and say what was cut
+ * @param maxObservationTokens an observation longer than this many of the model's tokens keeps its head and tail, and says what was cut
  * @param toolTimeout default per-call timeout of bash; calls may ask for up to twice that
  * @param stop stop strings for policies that need them (JSON format: "</tool_call>")
  */
 public record LoopConfig(int maxSteps, int maxContextTokens, Duration episodeTimeout, int maxTokensPerTurn, double temperature, double topP,
-        Long seed, int maxObservationChars, Duration toolTimeout, List<String> stop) {
+        Long seed, int maxObservationTokens, Duration toolTimeout, List<String> stop) {
 
     public LoopConfig {
         stop = stop == null ? List.of() : List.copyOf(stop);
-        if (maxSteps < 1 || maxContextTokens < 16 || maxTokensPerTurn < 1 || maxObservationChars < 64) {
+        if (maxSteps < 1 || maxContextTokens < 16 || maxTokensPerTurn < 1 || maxObservationTokens < 64) {
             throw new IllegalArgumentException("loop budgets too small: " + maxSteps + " steps, " + maxContextTokens + " context, "
-                    + maxTokensPerTurn + " tokens per turn, " + maxObservationChars + " observation chars");
+                    + maxTokensPerTurn + " tokens per turn, " + maxObservationTokens + " observation tokens");
         }
     }
 
@@ -30,10 +30,10 @@ public record LoopConfig(int maxSteps, int maxContextTokens, Duration episodeTim
     }
 
     public LoopConfig withTimeout(Duration d) {
-        return new LoopConfig(maxSteps, maxContextTokens, d, maxTokensPerTurn, temperature, topP, seed, maxObservationChars, toolTimeout, stop);
+        return new LoopConfig(maxSteps, maxContextTokens, d, maxTokensPerTurn, temperature, topP, seed, maxObservationTokens, toolTimeout, stop);
     }
 
     public LoopConfig withSampling(double t, double p, Long s, int tokensPerTurn) {
-        return new LoopConfig(maxSteps, maxContextTokens, episodeTimeout, tokensPerTurn, t, p, s, maxObservationChars, toolTimeout, stop);
+        return new LoopConfig(maxSteps, maxContextTokens, episodeTimeout, tokensPerTurn, t, p, s, maxObservationTokens, toolTimeout, stop);
     }
 }

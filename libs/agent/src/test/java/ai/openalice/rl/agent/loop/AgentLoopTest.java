@@ -224,7 +224,10 @@ class AgentLoopTest {
 
     @Test
     void longObservationsKeepHeadAndTail() {
-        String capped = AgentLoop.cap("a".repeat(100) + "b".repeat(100), 64);
-        assertEquals("a".repeat(32) + "\n[... 136 characters cut ...]\n" + "b".repeat(32), capped);
+        // byte tokens: k kept characters + a notice of 27 + 3 digits fit in 64 for k = 34
+        String capped = AgentLoop.cap("a".repeat(100) + "b".repeat(100), 64, TOK);
+        assertEquals("a".repeat(17) + "\n[... 166 characters cut ...]\n" + "b".repeat(17), capped);
+        assertEquals(64, TOK.encode(capped).length);
+        assertEquals("short", AgentLoop.cap("short", 64, TOK));
     }
 }
