@@ -197,6 +197,22 @@ public final class Checkpoint {
         }
     }
 
+    /** A checkpoint's optimizer state and its step ({@code optimizer.bin}); none (step 0) when it has none. */
+    public record OptimizerState(Map<String, float[]> arrays, long step) {}
+
+    public static OptimizerState optimizer(Path dir) {
+        if (!Files.isRegularFile(dir.resolve(OPTIMIZER))) {
+            return new OptimizerState(Map.of(), 0);
+        }
+        try {
+            long[] step = new long[1];
+            Map<String, float[]> arrays = readArrays(dir.resolve(OPTIMIZER), step);
+            return new OptimizerState(arrays, step[0]);
+        } catch (IOException e) {
+            throw new CheckpointException(CheckpointException.Reason.CORRUPT, "cannot read " + dir.resolve(OPTIMIZER) + ": " + e.getMessage(), e);
+        }
+    }
+
     /** sha256 (hex) of a file. */
     public static String sha256(Path file) throws IOException {
         try (InputStream in = new DigestInputStream(new BufferedInputStream(Files.newInputStream(file)), MessageDigest.getInstance("SHA-256"))) {

@@ -105,6 +105,37 @@ public interface TrainerConfig {
     @WithDefault("false")
     boolean initOptimizer();
 
+    /**
+     * A HuggingFace model folder to train (Llama, Mistral, Qwen2, Qwen3; config.json, safetensors,
+     * tokenizer.json) when the registry is empty and no init-checkpoint is set: fully, or through a
+     * LoRA adapter ({@code trainer.init-adapter}, or a new one with {@code trainer.lora.rank} > 0).
+     * Also the base an adapter checkpoint is resumed over.
+     */
+    Optional<Path> initModel();
+
+    /** A PEFT LoRA adapter folder to go on training over {@code trainer.init-model}. */
+    Optional<Path> initAdapter();
+
+    Lora lora();
+
+    /** A new LoRA adapter for {@code trainer.init-model}. */
+    interface Lora {
+        /** Rank r; 0 trains every weight (full fine-tuning). */
+        @WithDefault("0")
+        int rank();
+
+        /** lora_alpha: the update is scaled by alpha / r (alpha / √r with rslora). */
+        @WithDefault("16")
+        double alpha();
+
+        /** Module names to adapt (PEFT's target_modules). */
+        @WithDefault("q_proj,v_proj")
+        java.util.List<String> targets();
+
+        @WithDefault("false")
+        boolean rslora();
+    }
+
     /** Seed of the initial weights. */
     @WithDefault("1")
     long seed();

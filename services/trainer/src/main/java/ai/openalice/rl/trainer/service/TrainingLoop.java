@@ -10,9 +10,9 @@ import ai.openalice.rl.events.TrainingMetrics;
 import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.Turn;
+import ai.openalice.rl.model.CausalLm;
 import ai.openalice.rl.model.Gpt;
 import ai.openalice.rl.model.GptConfig;
-import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.model.train.AdamW;
 import ai.openalice.rl.trainer.config.TrainerConfig;
@@ -69,26 +69,32 @@ public final class TrainingLoop implements Runnable {
     public void start() {
         var latest = store.latest();
         if (latest.isPresent()) {
-            var c = Checkpoint.load(Path.of(latest.get().dir()));
-            learner = learner(Gpt.withParameters(c.manifest().config(), c.params()), c.optimizer(), c.optimizerStep());
+            var s = PolicyModels.resume(Path.of(latest.get().dir()), config.initModel());
+            learner = learner(s.model(), s.optimizer(), s.optimizerStep());
             step = latest.get().step();
             policyVersion = latest.get().policyVersion();
             writer.announce(latest.get(), terms());
-            LOG.infof("resumed from checkpoint v%d (step %d) at %s; terms %s", policyVersion, step, latest.get().dir(), terms());
+            LOG.infof("resumed from checkpoint v%d (step %d) at %s: %s; terms %s", policyVersion, step, latest.get().dir(), s.description(), terms());
             return;
         }
+        PolicyModels.Start s;
         if (config.initCheckpoint().isPresent()) {
-            var c = Checkpoint.load(config.initCheckpoint().get());
-            var optimizer = initialOptimizer(c, config.initOptimizer());
-            learner = learner(Gpt.withParameters(c.manifest().config(), c.params()), optimizer, optimizer.isEmpty() ? 0 : c.optimizerStep());
-            LOG.infof("starting from %s (%,d parameters, %s)", config.initCheckpoint().get(), c.manifest().config().parameterCount(),
-                    optimizer.isEmpty() ? "fresh optimizer state" : "its optimizer state at step " + c.optimizerStep());
+            var c = PolicyModels.resume(config.initCheckpoint().get(), config.initModel());
+            var optimizer = initialOptimizer(c.optimizer(), config.initOptimizer());
+            s = new PolicyModels.Start(c.model(), optimizer, optimizer.isEmpty() ? 0 : c.optimizerStep(), config.initCheckpoint().get() + ": "
+                    + c.description() + ", " + (optimizer.isEmpty() ? "fresh optimizer state" : "its optimizer state at step " + c.optimizerStep()));
+        } else if (config.initModel().isPresent()) {
+            var l = config.lora();
+            s = PolicyModels.fromHf(config.initModel().get(), config.initAdapter(), new PolicyModels.Lora(l.rank(), l.alpha(), l.targets(), l.rslora()),
+                    config.seed());
         } else {
             var m = config.model();
             var gc = new GptConfig(new ByteTokenizer().vocabSize(), m.contextLength(), m.layers(), m.heads(), m.width());
-            learner = learner(Gpt.initialise(gc, config.seed()), Map.of(), 0);
-            LOG.infof("starting from random weights (%,d parameters, seed %d)", gc.parameterCount(), config.seed());
+            s = new PolicyModels.Start(Gpt.initialise(gc, config.seed()), Map.of(), 0,
+                    "random weights (%,d parameters, seed %d)".formatted(gc.parameterCount(), config.seed()));
         }
+        learner = learner(s.model(), s.optimizer(), s.optimizerStep());
+        LOG.infof("starting from %s", s.description());
         step = 0;
         policyVersion = 0;
         writer.write(learner, 0, 0, Map.of(), List.of(), terms());
@@ -99,18 +105,18 @@ public final class TrainingLoop implements Runnable {
      * one (continuing the same kind of training: no second warm-up, Adam's moments intact), else none
      * (a new kind of training, e.g. RL after imitation, whose gradients differ in scale).
      */
-    static Map<String, float[]> initialOptimizer(Checkpoint.Loaded init, boolean keep) {
-        return keep ? init.optimizer() : Map.of();
+    static Map<String, float[]> initialOptimizer(Map<String, float[]> init, boolean keep) {
+        return keep ? init : Map.of();
     }
 
-    private Learner<Gpt> learner(Gpt gpt, Map<String, float[]> optimizerState, long optimizerStep) {
+    private <M extends CausalLm> Learner<M> learner(M gpt, Map<String, float[]> optimizerState, long optimizerStep) {
         var o = config.optim();
         var opt = new AdamW(0.9, 0.999, 1e-8, o.weightDecay(), o.clipNorm());
         if (!optimizerState.isEmpty()) {
             opt.restore(optimizerState, optimizerStep, gpt.parameters());
         }
         var l = config.loss();
-        int maxLength = l.maxLength() > 0 ? l.maxLength() : gpt.config().contextLength();
+        int maxLength = l.maxLength() > 0 ? l.maxLength() : gpt.contextLength();
         var loss = new PolicyLossConfig(l.epsLow(), l.epsHigh(), Double.NaN, aggregation, maxLength, 0,
                 ai.openalice.rl.core.loss.KlEstimator.K3, 0, l.tisCap());
         var lr = o.schedule() == TrainerConfig.Schedule.COSINE ? new LrSchedule(o.lr(), o.warmupSteps(), true, o.totalSteps(), o.minLrRatio())

@@ -19,16 +19,16 @@ class InitOptimizerTest {
 
     @Test
     void anotherLegOfTheSameTrainingKeepsTheCheckpointsState() {
-        assertSame(ADAM, TrainingLoop.initialOptimizer(init(ADAM), true));
+        assertSame(ADAM, TrainingLoop.initialOptimizer(init(ADAM).optimizer(), true));
     }
 
     @Test
     void aNewKindOfTrainingStartsAdamAfresh() {
-        assertTrue(TrainingLoop.initialOptimizer(init(ADAM), false).isEmpty());
+        assertTrue(TrainingLoop.initialOptimizer(init(ADAM).optimizer(), false).isEmpty());
     }
 
     @Test
     void aCheckpointWithoutOptimizerStateStartsAfreshEitherWay() {
-        assertEquals(Map.of(), TrainingLoop.initialOptimizer(init(Map.of()), true));
+        assertEquals(Map.of(), TrainingLoop.initialOptimizer(init(Map.of()).optimizer(), true));
     }
 }
