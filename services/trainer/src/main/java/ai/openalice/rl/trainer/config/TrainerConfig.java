@@ -19,7 +19,7 @@ public interface TrainerConfig {
     enum Mode { RL, SFT }
 
     /** {@code trainer.dynamic-sampling}. */
-    enum DynamicSampling { REWARD, OUTCOME }
+    enum DynamicSampling { NONE, REWARD, OUTCOME }
 
     /** {@code trainer.optim.schedule}. */
     enum Schedule { CONSTANT, COSINE }
@@ -38,7 +38,9 @@ public interface TrainerConfig {
     /**
      * Which groups teach nothing (dynamic sampling): {@code reward} drops groups whose rewards are all
      * equal; {@code outcome} also drops groups where every member solved or none did (DAPO's
-     * accuracy filter), so the rubric's share only ranks members of a mixed group.
+     * accuracy filter), so the rubric's share only ranks members of a mixed group; {@code none}
+     * keeps every group of two or more valid members (plain GRPO: a group of equal rewards has zero
+     * advantage and only costs compute).
      */
     @WithDefault(RunProfile.DYNAMIC_SAMPLING)
     DynamicSampling dynamicSampling();

@@ -10,6 +10,7 @@ import ai.openalice.rl.core.filter.RolloutOutcome;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.model.learner.Sample;
 import ai.openalice.rl.trainer.repository.TrainerStore;
+import ai.openalice.rl.trainer.config.TrainerConfig;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,15 +34,15 @@ public record BatchPlan(List<Sample> samples, List<UUID> groups, Map<UUID, Strin
 
     public static BatchPlan of(List<TrainerStore.ReadyGroup> ready, long currentVersion, int maxStaleness, String estimator, boolean sft,
             Function<TrainerStore.Member, List<ai.openalice.rl.events.Turn>> turns) {
-        return of(ready, currentVersion, maxStaleness, estimator, sft, turns, CompactFilter.deepSwe(), false);
+        return of(ready, currentVersion, maxStaleness, estimator, sft, turns, CompactFilter.deepSwe(), TrainerConfig.DynamicSampling.REWARD);
     }
 
     /**
      * The same with another compact filter (e.g. none: truncated episodes keep their verdict) and,
-     * with {@code byOutcome}, dynamic sampling on the execution outcome (see {@link DynamicSampling#apply(List, boolean)}).
+     * another dynamic sampling: on the execution outcome (see {@link DynamicSampling#apply(List, boolean)}), or none.
      */
     public static BatchPlan of(List<TrainerStore.ReadyGroup> ready, long currentVersion, int maxStaleness, String estimator, boolean sft,
-            Function<TrainerStore.Member, List<ai.openalice.rl.events.Turn>> turns, CompactFilter filter, boolean byOutcome) {
+            Function<TrainerStore.Member, List<ai.openalice.rl.events.Turn>> turns, CompactFilter filter, TrainerConfig.DynamicSampling screen) {
         GiGpo gigpo = estimator.equals("gigpo") ? new GiGpo(AdvantageEstimators.get("loo"), 1.0, 1.0, false) : null;
         GroupAdvantageEstimator adv = gigpo != null ? null : AdvantageEstimators.get(estimator);
         var dropped = new LinkedHashMap<UUID, String>();
@@ -98,8 +99,13 @@ public record BatchPlan(List<Sample> samples, List<UUID> groups, Map<UUID, Strin
                     continue;
                 }
             } else {
-                var single = DynamicSampling.apply(List.of(outcomes), byOutcome);
-                if (!single.groups().dropped().isEmpty()) {
+                if (screen == TrainerConfig.DynamicSampling.NONE && valid.size() < 2) {
+                    drop(dropped, byReason, g.groupId(), DynamicSampling.Why.TOO_FEW_VALID.wire(), DynamicSampling.Why.TOO_FEW_VALID.sentence());
+                    continue;
+                }
+                var single = screen == TrainerConfig.DynamicSampling.NONE ? null
+                        : DynamicSampling.apply(List.of(outcomes), screen == TrainerConfig.DynamicSampling.OUTCOME);
+                if (single != null && !single.groups().dropped().isEmpty()) {
                     var why = single.groups().dropped().getFirst().reason();
                     drop(dropped, byReason, g.groupId(), why.wire(), why.sentence());
                     continue;

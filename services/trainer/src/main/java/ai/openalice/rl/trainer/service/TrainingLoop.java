@@ -190,7 +190,7 @@ public final class TrainingLoop implements Runnable {
             fresh = refuseMissingArtifacts(fresh, batch);
             var screen = BatchPlan.of(fresh, policyVersion, config.maxStaleness(), config.advantage(), sft, TrainingLoop::turns,
                     config.loss().compactFilter() ? CompactFilter.deepSwe() : new CompactFilter(false, false, false),
-                    config.dynamicSampling() == TrainerConfig.DynamicSampling.OUTCOME);
+                    config.dynamicSampling());
             store.drop(screen.dropped());
             meters.dropped(screen.droppedByReason());
             batch.add(screen);

@@ -52,7 +52,7 @@ class BatchPlanTest {
                 member(g, 0, Termination.SUBMITTED, 0.0, 0, false))));
         var filtered = BatchPlan.of(group, 0, 4, "loo", false, m -> ONE_TURN);
         assertEquals(List.of(), filtered.samples(), "DeepSWE: the truncated member leaves, one is left, nothing to compare");
-        var kept = BatchPlan.of(group, 0, 4, "loo", false, m -> ONE_TURN, new ai.openalice.rl.core.filter.CompactFilter(false, false, false), false);
+        var kept = BatchPlan.of(group, 0, 4, "loo", false, m -> ONE_TURN, new ai.openalice.rl.core.filter.CompactFilter(false, false, false), ai.openalice.rl.trainer.config.TrainerConfig.DynamicSampling.REWARD);
         // leave-one-out: 1 − 0 and 0 − 1
         assertEquals(List.of(1.0, -1.0), kept.samples().stream().map(Sample::advantage).toList());
     }
@@ -67,12 +67,27 @@ class BatchPlanTest {
                 List.of(member(mixed, 0, Termination.SUBMITTED, 0.9, 1, false), member(mixed, 0, Termination.SUBMITTED, 0.1, 0, false))));
         var byReward = BatchPlan.of(groups, 0, 4, "loo", false, m -> ONE_TURN);
         assertEquals(4, byReward.samples().size(), "rewards differ in both groups");
-        var byOutcome = BatchPlan.of(groups, 0, 4, "loo", false, m -> ONE_TURN, ai.openalice.rl.core.filter.CompactFilter.deepSwe(), true);
+        var byOutcome = BatchPlan.of(groups, 0, 4, "loo", false, m -> ONE_TURN, ai.openalice.rl.core.filter.CompactFilter.deepSwe(), ai.openalice.rl.trainer.config.TrainerConfig.DynamicSampling.OUTCOME);
         assertEquals(Map.of("all_outcomes_equal", 1L), byOutcome.droppedByReason());
         assertEquals(List.of(mixed), byOutcome.groups());
         // leave-one-out in the mixed group: 0.9 − 0.1 and 0.1 − 0.9
         assertEquals(0.8, byOutcome.samples().get(0).advantage(), 1e-12);
         assertEquals(-0.8, byOutcome.samples().get(1).advantage(), 1e-12);
+    }
+
+    @Test
+    void withoutDynamicSamplingEqualRewardsTrainAtZeroAdvantage() {
+        UUID equal = UUID.randomUUID();
+        UUID lone = UUID.randomUUID();
+        var groups = List.of(new TrainerStore.ReadyGroup(equal, false, List.of(member(equal, 0, Termination.MAX_STEPS, 0.0, 0, false),
+                member(equal, 0, Termination.MAX_STEPS, 0.0, 0, false))), new TrainerStore.ReadyGroup(lone, false,
+                List.of(member(lone, 0, Termination.SUBMITTED, 1.0, 1, false))));
+        var plan = BatchPlan.of(groups, 0, 4, "loo", false, m -> ONE_TURN, new ai.openalice.rl.core.filter.CompactFilter(false, false, false),
+                ai.openalice.rl.trainer.config.TrainerConfig.DynamicSampling.NONE);
+        assertEquals(List.of(equal), plan.groups());
+        assertEquals(0.0, plan.samples().get(0).advantage(), 1e-12);
+        assertEquals(0.0, plan.samples().get(1).advantage(), 1e-12);
+        assertEquals(Map.of("fewer_than_2_valid", 1L), plan.droppedByReason());
     }
 
     @Test
