@@ -36,22 +36,31 @@ class LoopIT {
     static final Path LOGS = Path.of("target", "e2e-logs").toAbsolutePath();
     final String suffix = ".e2e" + UUID.randomUUID().toString().substring(0, 8);
 
-    @Test
-    void twoTasksBecomeAStepAndACheckpointThatInferenceServes() throws Exception {
+    /** Empty service schemas: each loop test starts from no state. */
+    static void resetSchemas() throws Exception {
         try (var c = TestStack.openDatabase(); var st = c.createStatement()) {
             for (String schema : List.of("dispatcher", "runner", "verifier", "rubric", "trainer")) {
                 st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
             }
         }
-        Path suite = Path.of("target", "e2e-suite" + suffix).toAbsolutePath();
-        TinySwe.generate(suite, 2, 1, 11);
-        Path artifacts = Path.of("target", "e2e-artifacts" + suffix).toAbsolutePath();
-        // the packaged services as processes on the test broker and database, as alice-rl train runs them
+    }
+
+    /** The packaged services as processes on the test broker and database, as alice-rl train runs them. */
+    static Supervisor services(String suffix) throws Exception {
         var common = List.of("-Dalice.topic-suffix=" + suffix, "-Dkafka.bootstrap.servers=" + TestStack.kafkaBootstrap(),
                 "-Dquarkus.datasource.jdbc.url=" + TestStack.jdbcUrl(), "-Dquarkus.datasource.reactive.url=" + System.getProperty("alice.db.reactive-url"),
                 "-Dquarkus.datasource.username=" + TestStack.dbUser(), "-Dquarkus.datasource.password=" + TestStack.dbPassword(),
                 "-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=1");
-        try (var s = new Supervisor(Path.of(System.getProperty("alice.services")).getParent(), LOGS, common)) {
+        return new Supervisor(Path.of(System.getProperty("alice.services")).getParent(), LOGS, common);
+    }
+
+    @Test
+    void twoTasksBecomeAStepAndACheckpointThatInferenceServes() throws Exception {
+        resetSchemas();
+        Path suite = Path.of("target", "e2e-suite" + suffix).toAbsolutePath();
+        TinySwe.generate(suite, 2, 1, 11);
+        Path artifacts = Path.of("target", "e2e-artifacts" + suffix).toAbsolutePath();
+        try (var s = services(suffix)) {
             s.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest"));
             s.start("trainer", List.of("-Dtrainer.artifact-dir=" + artifacts.resolve("checkpoints"), "-Dtrainer.batch-groups=1",
                     "-Dtrainer.model.context-length=4096", "-Dtrainer.model.layers=1", "-Dtrainer.model.heads=2", "-Dtrainer.model.width=16",
@@ -66,29 +75,10 @@ class LoopIT {
             s.start("task-dispatcher", List.of("-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4", "-Ddispatcher.pace.groups-per-version=0"));
             s.awaitReady(Duration.ofMinutes(3));
 
-            try (var producer = new KafkaProducer<String, byte[]>(TestStack.producerProperties())) {
-                for (String line : Files.readAllLines(suite.resolve("train.jsonl"))) {
-                    var task = (ObjectNode) EventCodec.mapper().readTree(line);
-                    ((ObjectNode) task.get("workspace")).put("path", suite.resolve(task.at("/workspace/path").asText()).toString());
-                    ((ObjectNode) task.get("limits")).put("max_steps", 6);
-                    var env = Envelope.of(new TaskSubmitted("e2e", task, false, null));
-                    producer.send(new ProducerRecord<>(Topic.TASKS_SUBMITTED.topicName() + suffix, env.key(), EventCodec.encode(env)))
-                            .get(30, TimeUnit.SECONDS);
-                }
-            }
-
-            var v1 = awaitCheckpoint(1, Duration.ofMinutes(8));
+            publish(suite, suffix, 6);
+            var v1 = awaitCheckpoint(suffix, 1, Duration.ofMinutes(8));
             assertEquals(1, v1.step());
-            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-            boolean served = false;
-            while (!served && System.nanoTime() < deadline) {
-                for (JsonNode m : EventCodec.mapper().readTree(s.get("inference", "/v1/models")).get("data")) {
-                    // the loop keeps training: by now the current version may be past v1
-                    served |= m.get("policy_version").asLong() >= 1 && m.get("current").asBoolean();
-                }
-                Thread.sleep(500);
-            }
-            assertTrue(served, "inference swapped to a trained checkpoint: " + s.get("inference", "/v1/models"));
+            awaitServed(s, 1);
             var stats = EventCodec.mapper().readTree(s.get("task-dispatcher", "/stats"));
             assertTrue(stats.get("policyVersion").asLong() >= 1, "the dispatcher samples new groups at the trainer's version: " + stats);
             assertTrue(stats.at("/rollouts/scored").asLong() >= 2, stats.toString());
@@ -98,7 +88,34 @@ class LoopIT {
         }
     }
 
-    private CheckpointPublished awaitCheckpoint(long version, Duration wait) throws Exception {
+    /** The suite's training tasks on tasks.submitted, at most {@code maxSteps} turns each. */
+    static void publish(Path suite, String suffix, int maxSteps) throws Exception {
+        try (var producer = new KafkaProducer<String, byte[]>(TestStack.producerProperties())) {
+            for (String line : Files.readAllLines(suite.resolve("train.jsonl"))) {
+                var task = (ObjectNode) EventCodec.mapper().readTree(line);
+                ((ObjectNode) task.get("workspace")).put("path", suite.resolve(task.at("/workspace/path").asText()).toString());
+                ((ObjectNode) task.get("limits")).put("max_steps", maxSteps);
+                var env = Envelope.of(new TaskSubmitted("e2e", task, false, null));
+                producer.send(new ProducerRecord<>(Topic.TASKS_SUBMITTED.topicName() + suffix, env.key(), EventCodec.encode(env)))
+                        .get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** Waits for inference to serve {@code version} or a later one (the loop keeps training). */
+    static void awaitServed(Supervisor s, long version) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        boolean served = false;
+        while (!served && System.nanoTime() < deadline) {
+            for (JsonNode m : EventCodec.mapper().readTree(s.get("inference", "/v1/models")).get("data")) {
+                served |= m.get("policy_version").asLong() >= version && m.get("current").asBoolean();
+            }
+            Thread.sleep(500);
+        }
+        assertTrue(served, "inference swapped to a trained checkpoint: " + s.get("inference", "/v1/models"));
+    }
+
+    static CheckpointPublished awaitCheckpoint(String suffix, long version, Duration wait) throws Exception {
         String topic = Topic.CHECKPOINTS_PUBLISHED.topicName() + suffix;
         long deadline = System.nanoTime() + wait.toNanos();
         try (var c = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {

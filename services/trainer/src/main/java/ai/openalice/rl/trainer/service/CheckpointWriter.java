@@ -67,7 +67,9 @@ final class CheckpointWriter {
             }
             Manifest m = learner.checkpoint(dir, tokenizer, policyVersion, step);
             var onnx = ref(dir, Checkpoint.ONNX, m);
-            var event = new CheckpointPublished(policyVersion, step, onnx, manifestRef(dir), ref(dir, Checkpoint.OPTIMIZER, m), metrics, terms);
+            // a HuggingFace model's first checkpoint has no optimizer state yet (the built-in GPT's writes an empty one)
+            var event = new CheckpointPublished(policyVersion, step, onnx, manifestRef(dir),
+                    m.files().containsKey(Checkpoint.OPTIMIZER) ? ref(dir, Checkpoint.OPTIMIZER, m) : null, metrics, terms);
             var env = Envelope.of(event);
             store.commit(policyVersion, step, dir.toString(), onnx.sha256(), EventCodec.mapper().writeValueAsString(metrics), pending, env);
             prune(policyVersion);

@@ -1,0 +1,124 @@
+package ai.openalice.rl.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.openalice.rl.cli.suite.TinySwe;
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.events.Trajectory;
+import ai.openalice.rl.events.TrajectoryRef;
+import ai.openalice.rl.events.Turn;
+import ai.openalice.rl.model.hf.DType;
+import ai.openalice.rl.model.hf.HfConfig;
+import ai.openalice.rl.model.hf.TinyModels;
+import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
+import ai.openalice.rl.testkit.TestStack;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A HuggingFace-family model through the whole loop, as LoopIT runs the built-in one: a tiny random
+ * Qwen3 in the real folder layout (byte-level tokenizer.json, Qwen3's chat template, its end tokens)
+ * → v0 served by inference → episodes laid out by the template and sampled from it by the runner
+ * over HTTP → one GRPO++ step on a new LoRA adapter → v1 published with PEFT's adapter files →
+ * inference serving v1.
+ */
+class HfLoopIT {
+    final String suffix = ".e2ehf" + UUID.randomUUID().toString().substring(0, 8);
+
+    static Path tinyQwen3(Path dir) throws Exception {
+        var json = TinyModels.config("qwen3").put("vocab_size", 259).put("max_position_embeddings", 4096).put("eos_token_id", 258);
+        TinyModels.write(dir, json, TinyModels.randomWeights(HfConfig.of(json, "qwen3"), 3), DType.F32, 1);
+        TinyModels.JSON.writeValue(dir.resolve("tokenizer.json").toFile(),
+                TinyModels.byteLevelTokenizer(List.of("<|endoftext|>", "<|im_start|>", "<|im_end|>")));
+        Files.writeString(dir.resolve("generation_config.json"), "{\"eos_token_id\": [258, 256]}");
+        String template = Files.readString(Path.of("..", "libs", "model-core", "src", "test", "resources", "chat-templates", "qwen3.jinja"));
+        TinyModels.JSON.writeValue(dir.resolve("tokenizer_config.json").toFile(),
+                TinyModels.JSON.createObjectNode().put("chat_template", template).put("eos_token", "<|im_end|>"));
+        return dir;
+    }
+
+    @Test
+    void aTinyQwen3IsSampledTrainedThroughLoraAndServedAgain() throws Exception {
+        LoopIT.resetSchemas();
+        Path suite = Path.of("target", "e2e-suite" + suffix).toAbsolutePath();
+        TinySwe.generate(suite, 2, 1, 11);
+        Path artifacts = Path.of("target", "e2e-artifacts" + suffix).toAbsolutePath();
+        Path model = tinyQwen3(Path.of("target", "e2e-model" + suffix).toAbsolutePath());
+        try (var s = LoopIT.services(suffix)) {
+            s.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest"));
+            s.start("trainer", List.of("-Dtrainer.artifact-dir=" + artifacts.resolve("checkpoints"), "-Dtrainer.batch-groups=1",
+                    "-Dtrainer.init-model=" + model, "-Dtrainer.lora.rank=2", "-Dtrainer.lora.targets=q_proj,v_proj",
+                    "-Dtrainer.optim.micro-batch=1", "-Dtrainer.poll=PT0.5S", "-Dtrainer.loss.compact-filter=false",
+                    // a random model never solves a task and its rewards may all be equal: keep the group (zero advantage) for the plumbing
+                    "-Dtrainer.dynamic-sampling=none"));
+            s.start("rubric-prm", List.of());
+            s.start("verifier", List.of("-Dverifier.sandbox-root=/tmp/alice-rl-e2ehf-verifier"));
+            s.start("sandbox-runner", List.of("-Drunner.policy=http", "-Drunner.model-dir=" + model, "-Drunner.tool-call-format=json",
+                    "-Drunner.system-prompt=full", "-Drunner.id=e2ehf-runner", "-Drunner.sandbox-root=/tmp/alice-rl-e2ehf-runner",
+                    "-Drunner.artifact-dir=" + artifacts.resolve("trajectories"), "-Drunner.max-context-tokens=3072",
+                    "-Drunner.inference-url=" + s.uri("inference", "")));
+            s.start("task-dispatcher", List.of("-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4", "-Ddispatcher.pace.groups-per-version=0",
+                    "-Ddispatcher.compact-filter=false", "-Ddispatcher.sampling.max-tokens-per-turn=64"));
+            s.awaitReady(Duration.ofMinutes(3));
+
+            LoopIT.publish(suite, suffix, 2);
+            var v1 = LoopIT.awaitCheckpoint(suffix, 1, Duration.ofMinutes(8));
+            assertEquals(1, v1.step());
+            Path dir = Path.of(URI.create(v1.onnx().uri())).getParent();
+            for (String f : List.of("adapter_config.json", "adapter_model.safetensors", "model.onnx", "tokenizer.json", "tokenizer_config.json")) {
+                assertTrue(Files.isRegularFile(dir.resolve(f)), "v1 holds " + f + " (PEFT's adapter, the merged graph, the model's files)");
+            }
+            assertFalse(Files.exists(dir.resolve("model.safetensors")), "the base stays in its folder");
+            LoopIT.awaitServed(s, 1);
+
+            Trajectory t = sampledEpisode(Duration.ofMinutes(2));
+            try (var tok = HuggingFaceTokenizer.forModel(model)) {
+                Turn first = t.turns().getFirst();
+                String opening = tok.decode(first.promptDeltaTokenIds().stream().mapToInt(Integer::intValue).toArray());
+                assertTrue(opening.startsWith("<|im_start|>system\nYou are a software engineer"), opening);
+                assertTrue(opening.contains("<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"bash\""), opening);
+                assertTrue(opening.endsWith("<|im_end|>\n<|im_start|>assistant\n"), opening);
+                assertFalse(first.completionTokenIds().isEmpty(), "the model sampled through inference");
+                assertTrue(first.completionTokenIds().stream().allMatch(id -> id >= 0 && id < 259));
+            }
+            var trainer = EventCodec.mapper().readTree(s.get("trainer", "/status"));
+            assertTrue(trainer.get("samples.trained").asLong() >= 2, trainer.toString());
+        }
+    }
+
+    /** An episode the runner played with the model (one with at least one turn), from rollouts.completed. */
+    private Trajectory sampledEpisode(Duration wait) throws Exception {
+        String topic = Topic.ROLLOUTS_COMPLETED.topicName() + suffix;
+        long deadline = System.nanoTime() + wait.toNanos();
+        try (var c = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
+            var parts = TestStack.awaitPartitions(c, topic, wait);
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            while (System.nanoTime() < deadline) {
+                for (var rec : c.poll(Duration.ofMillis(500))) {
+                    var done = ((EventCodec.Decoded.Ok<RolloutCompleted>) EventCodec.<RolloutCompleted>decode(Topic.ROLLOUTS_COMPLETED, rec.value()))
+                            .envelope().payload();
+                    Trajectory t = switch (done.trajectory()) {
+                        case TrajectoryRef.Inline i -> i.trajectory();
+                        case TrajectoryRef.Stored st -> EventCodec.mapper().readValue(Files.readAllBytes(Path.of(URI.create(st.artifact().uri()))),
+                                Trajectory.class);
+                    };
+                    if (!t.turns().isEmpty()) {
+                        return t;
+                    }
+                }
+            }
+        }
+        throw new AssertionError("no rollouts.completed with a turn within " + wait + "; see the logs in " + LoopIT.LOGS);
+    }
+}
