@@ -21,11 +21,12 @@ final class Services implements AutoCloseable {
      * What a run is made of (the options of {@code alice-rl train}): the sandbox backend, G, groups
      * per RL step, synchronous scheduling, the oracle's failure probability when it generates for RL
      * (null: the model), the rollouts' temperature, a checkpoint to start RL from (null: none), and
-     * the warm start's tasks per step and learning rate.
+     * the warm start's tasks per step and learning rate, and a HuggingFace model to train instead of
+     * the built-in one (null: none).
      */
     record Settings(String sandbox, int groupSize, int batchGroups, boolean sync, Double oracleRl, double temperature, Path initCheckpoint,
             int warmStartBatch, double warmStartLr, double warmStartContextWeight, double lr, boolean compactFilter, boolean submitRequired,
-            String lossAggregation, String curriculumCohort, int rolloutWorkers, int inferenceThreads) {}
+            String lossAggregation, String curriculumCohort, int rolloutWorkers, int inferenceThreads, ModelOptions model) {}
 
     private final Path state;
     private final Settings s;
@@ -96,6 +97,9 @@ final class Services implements AutoCloseable {
             // a further leg of imitation continues Adam and its schedule (restarting them bumped the loss 0.12 → 0.22)
             args.add("-Dtrainer.init-optimizer=" + mode.equals("sft"));
         }
+        if (s.model() != null) {
+            args.addAll(s.model().trainerArgs());
+        }
         args.addAll(List.of("-Dtrainer.mode=" + mode, "-Dtrainer.artifact-dir=" + state.resolve("checkpoints"), "-Dtrainer.batch-groups=" + batch,
                 "-Dtrainer.optim.lr=" + (mode.equals("sft") ? s.warmStartLr() : s.lr()),
                 "-Dtrainer.sft-context-weight=" + (mode.equals("sft") ? s.warmStartContextWeight() : 0),
@@ -116,6 +120,9 @@ final class Services implements AutoCloseable {
                 "-Drunner.artifact-dir=" + state.resolve("artifacts/trajectories"),
                 "-Drunner.id=train-runner", "-Drunner.inference-url=" + supervisor.uri("inference", ""),
                 "-Dsmallrye.messaging.worker.episodes.max-concurrency=" + s.rolloutWorkers()));
+        if (s.model() != null) {
+            args.addAll(s.model().runnerArgs());
+        }
         if (oracle) {
             args.addAll(List.of("-Drunner.policy=oracle", "-Drunner.oracle-tasks=" + state.resolve("suite/train.jsonl"),
                     "-Drunner.oracle-failure-probability=" + (failure == null ? 0 : failure)));

@@ -151,6 +151,9 @@ public final class TrainCommand implements Callable<Integer> {
             + " ${DEFAULT-VALUE}).")
     int inferenceThreads;
 
+    @picocli.CommandLine.Mixin
+    ModelOptions modelOptions;
+
     @Option(names = "--probe-every", defaultValue = "5", description = "Held-out pass@1 probe every N trainer steps.")
     int probeEvery;
 
@@ -184,8 +187,19 @@ public final class TrainCommand implements Callable<Integer> {
             return 2;
         }
         boolean imitationAsked = spec.commandLine().getParseResult().hasMatchedOption("--warm-start-steps");
+        if (modelOptions.given()) {
+            String problem = modelOptions.problem();
+            if (problem != null) {
+                err.println(problem);
+                return 2;
+            }
+            if (!imitationAsked) {
+                warmStartSteps = 0; // a pretrained model already writes calls; the bundled warm start is the built-in model's
+            }
+        }
         Path bundled = root.resolve(BUNDLED_WARM_START);
-        if (initCheckpoint == null && !imitationAsked && oracleRl == null && fresh(state) && Files.isRegularFile(bundled.resolve("manifest.json"))) {
+        if (initCheckpoint == null && !imitationAsked && oracleRl == null && !modelOptions.given() && fresh(state)
+                && Files.isRegularFile(bundled.resolve("manifest.json"))) {
             initCheckpoint = bundled;
             out.println("[train] RL starts from the bundled warm start (" + BUNDLED_WARM_START + ", used only while the trainer has no checkpoint"
                     + " of its own); --warm-start-steps N imitates from scratch instead");
@@ -249,7 +263,7 @@ public final class TrainCommand implements Callable<Integer> {
                     .put("password", infra.password).put("kafka", infra.bootstrap).toString());
             var services = new Services(root, state, infra, new Services.Settings(sandbox, groupSize, batchGroups, sync, oracleRl, temperature,
                     initCheckpoint == null ? null : initCheckpoint.toAbsolutePath(), Math.min(warmStartBatch, tasks), warmStartLr, warmStartContextWeight, lr, compactFilter,
-                    submitRequired, lossAggregation, curriculumCohort, rolloutWorkers, inferenceThreads));
+                    submitRequired, lossAggregation, curriculumCohort, rolloutWorkers, inferenceThreads, modelOptions.given() ? modelOptions : null));
             var onCtrlC = new Thread(() -> {
                 try {
                     services.close();
@@ -272,7 +286,8 @@ public final class TrainCommand implements Callable<Integer> {
                     services.switchToRl();
                 }
                 if (!Files.exists(state.resolve(WARM_START_DONE))) { // a run again goes on with RL, whatever its options
-                    Files.writeString(state.resolve(WARM_START_DONE), "none: RL from " + (initCheckpoint == null ? "random weights" : initCheckpoint) + "\n");
+                    Files.writeString(state.resolve(WARM_START_DONE), "none: RL from " + (initCheckpoint != null ? initCheckpoint
+                            : modelOptions.given() ? modelOptions.model : "random weights") + "\n");
                 }
                 long from = progress.step();
                 out.printf("[train] reinforcement learning from step %d%s%s%n", from, steps > 0 ? " for " + steps + " steps" : "",

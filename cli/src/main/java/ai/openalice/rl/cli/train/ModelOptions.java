@@ -1,0 +1,98 @@
+package ai.openalice.rl.cli.train;
+
+import ai.openalice.rl.model.hf.HfFormatException;
+import ai.openalice.rl.model.hf.HfModel;
+import ai.openalice.rl.model.hf.LoraAdapter;
+import ai.openalice.rl.model.template.ChatTemplate;
+import ai.openalice.rl.model.template.TemplateException;
+import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code alice-rl train --model DIR}: a HuggingFace model as the policy. The trainer trains it (fully,
+ * or LoRA: {@code --adapter} or {@code --lora-rank}), the inference service serves each checkpoint,
+ * and the runner lays the episodes out with its tokenizer and chat template, reading calls in the
+ * form the template teaches.
+ */
+final class ModelOptions {
+    @Option(names = "--model", paramLabel = "DIR", description = "Train this HuggingFace model (a Llama, Mistral, Qwen2 or Qwen3 folder:"
+            + " config.json, safetensors, tokenizer.json, a chat template) instead of the built-in one. No warm start unless"
+            + " --warm-start-steps is given.")
+    Path model;
+
+    @Option(names = "--adapter", paramLabel = "DIR", description = "With --model: go on training this PEFT LoRA adapter (the base frozen).")
+    Path adapter;
+
+    @Option(names = "--lora-rank", defaultValue = "0", paramLabel = "R", description = "With --model: train a new LoRA adapter of rank R"
+            + " (0: every weight; default: ${DEFAULT-VALUE}).")
+    int loraRank;
+
+    @Option(names = "--lora-alpha", defaultValue = "16", paramLabel = "A", description = "lora_alpha of the new adapter (default: ${DEFAULT-VALUE}).")
+    double loraAlpha;
+
+    @Option(names = "--lora-targets", defaultValue = "q_proj,v_proj", split = ",", paramLabel = "MODULE,...",
+            description = "Modules the new adapter adapts (default: ${DEFAULT-VALUE}).")
+    List<String> loraTargets;
+
+    boolean given() {
+        return model != null;
+    }
+
+    /**
+     * Why the model cannot be trained in the loop, as the trainer and the runner will read it (the
+     * folder, the adapter, the tokenizer and its end tokens, the chat template); null when it can.
+     */
+    String problem() {
+        if (loraRank < 0 || !(loraAlpha > 0) || (loraRank > 0 && loraTargets.isEmpty())) {
+            return "--lora-rank must be >= 0, --lora-alpha > 0 and --lora-targets name a module, got " + loraRank + ", " + loraAlpha + ", " + loraTargets;
+        }
+        if (adapter != null && loraRank > 0) {
+            return "--adapter and --lora-rank both give an adapter: keep one";
+        }
+        try {
+            HfModel m = HfModel.load(model);
+            if (adapter != null) {
+                LoraAdapter.load(adapter, m.config());
+            }
+            try (var t = HuggingFaceTokenizer.forModel(model)) {
+                if (t.endTokens().length == 0) {
+                    return "--model " + model + ": no end-of-sequence token (eos_token_id in generation_config.json or config.json)";
+                }
+            }
+            ChatTemplate.load(model, true);
+            return null;
+        } catch (HfFormatException | TemplateException e) {
+            return "--model: " + e.getMessage();
+        } catch (IOException e) {
+            return "--model " + model + " cannot be read: " + e.getMessage();
+        }
+    }
+
+    /** How the model writes calls, as its template teaches: Hermes {@code <tool_call>} unless the template asks for Llama 3.1's {@code "parameters"}. */
+    String callFormat() {
+        try {
+            String t = ChatTemplate.load(model, true).source();
+            return !t.contains("<tool_call>") && t.contains("\"parameters\"") ? "llama3_json" : "json";
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    List<String> trainerArgs() {
+        var args = new ArrayList<String>(List.of("-Dtrainer.init-model=" + model.toAbsolutePath()));
+        if (adapter != null) {
+            args.add("-Dtrainer.init-adapter=" + adapter.toAbsolutePath());
+        }
+        args.addAll(List.of("-Dtrainer.lora.rank=" + loraRank, "-Dtrainer.lora.alpha=" + loraAlpha,
+                "-Dtrainer.lora.targets=" + String.join(",", loraTargets)));
+        return args;
+    }
+
+    List<String> runnerArgs() {
+        return List.of("-Drunner.model-dir=" + model.toAbsolutePath(), "-Drunner.tool-call-format=" + callFormat(), "-Drunner.system-prompt=full");
+    }
+}

@@ -1,0 +1,66 @@
+package ai.openalice.rl.cli.train;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.openalice.rl.cli.AliceRl;
+import ai.openalice.rl.model.hf.DType;
+import ai.openalice.rl.model.hf.HfConfig;
+import ai.openalice.rl.model.hf.TinyModels;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** alice-rl train --model: what is checked before anything starts, and what the trainer and the runner are told. */
+class ModelOptionsTest {
+    static Path model(Path dir, String template) throws Exception {
+        var json = TinyModels.config("qwen2").put("vocab_size", 257).put("eos_token_id", 256);
+        TinyModels.write(dir, json, TinyModels.randomWeights(HfConfig.of(json, "qwen2"), 1), DType.F32, 1);
+        TinyModels.JSON.writeValue(dir.resolve("tokenizer.json").toFile(), TinyModels.byteLevelTokenizer(List.of("<|eot_id|>")));
+        if (template != null) {
+            TinyModels.JSON.writeValue(dir.resolve("tokenizer_config.json").toFile(), TinyModels.JSON.createObjectNode().put("chat_template", template));
+        }
+        return dir;
+    }
+
+    static ModelOptions parse(String... args) {
+        var o = new ModelOptions();
+        new CommandLine(o).parseArgs(args);
+        return o;
+    }
+
+    @Test
+    void theServicesAreToldTheModelItsAdapterAndItsCallFormat(@TempDir Path tmp) throws Exception {
+        Path hermes = model(tmp.resolve("hermes"), "{% for m in messages %}{{ m.content }}{% endfor %}<tool_call>");
+        var o = parse("--model", hermes.toString(), "--lora-rank", "8", "--lora-alpha", "32", "--lora-targets", "q_proj,k_proj,v_proj");
+        assertNull(o.problem());
+        assertEquals(List.of("-Dtrainer.init-model=" + hermes.toAbsolutePath(), "-Dtrainer.lora.rank=8", "-Dtrainer.lora.alpha=32.0",
+                "-Dtrainer.lora.targets=q_proj,k_proj,v_proj"), o.trainerArgs());
+        assertEquals(List.of("-Drunner.model-dir=" + hermes.toAbsolutePath(), "-Drunner.tool-call-format=json", "-Drunner.system-prompt=full"),
+                o.runnerArgs());
+        Path llama = model(tmp.resolve("llama"), "{{ 'Respond in the format {\"name\": function name, \"parameters\": dictionary}' }}");
+        assertEquals("-Drunner.tool-call-format=llama3_json", parse("--model", llama.toString()).runnerArgs().get(1));
+    }
+
+    @Test
+    void aModelTheLoopCannotUseStopsTheRunBeforeAnythingStarts(@TempDir Path tmp) throws Exception {
+        assertTrue(parse("--model", tmp.resolve("none").toString()).problem().contains("not a folder"));
+        Path noTemplate = model(tmp.resolve("no-template"), null);
+        assertTrue(parse("--model", noTemplate.toString()).problem().contains("no chat_template"), parse("--model", noTemplate.toString()).problem());
+        Path ok = model(tmp.resolve("ok"), "{{ messages }}");
+        assertEquals("--adapter and --lora-rank both give an adapter: keep one",
+                parse("--model", ok.toString(), "--adapter", ok.toString(), "--lora-rank", "4").problem());
+        Files.delete(ok.resolve("config.json"));
+        var out = new StringWriter();
+        int exit = new CommandLine(new AliceRl()).setOut(new PrintWriter(out)).setErr(new PrintWriter(out)).execute("train", "--state",
+                tmp.resolve("state").toString(), "--model", ok.toString());
+        assertEquals(2, exit, out.toString());
+        assertTrue(out.toString().contains("no config.json"), out.toString());
+    }
+}
