@@ -42,4 +42,25 @@ public interface InferenceConfig {
 
     /** {@code inference.device}; a value other than these stops start-up, naming the allowed ones. */
     enum Device { CPU, CUDA }
+
+    /**
+     * Who samples: {@code local} (ONNX Runtime in this service), or an external {@code sglang} or
+     * {@code vllm} server at {@code inference.engine-url} that this service loads every checkpoint
+     * into and forwards completions to, labelling each with the version that produced it.
+     */
+    @WithDefault("local")
+    Engine engine();
+
+    /** {@code inference.engine}. */
+    enum Engine { LOCAL, SGLANG, VLLM }
+
+    /** Base URL of the external engine (e.g. http://sglang:30000). */
+    Optional<String> engineUrl();
+
+    /** Sent as {@code Authorization: Bearer} to the engine (vLLM's --api-key), when set. */
+    Optional<String> engineApiKey();
+
+    /** Adapter versions kept loaded in the engine (the newest and older ones requests may pin). */
+    @WithDefault("3")
+    int engineKeepAdapters();
 }

@@ -22,6 +22,12 @@ public class CheckpointConsumer {
     @Inject
     ai.openalice.rl.servicekit.Inbox inbox;
 
+    @Inject
+    ai.openalice.rl.inference.engine.Engines engines;
+
+    @Inject
+    io.micrometer.core.instrument.MeterRegistry metrics;
+
     @Incoming("checkpoints-published")
     @Blocking
     public void checkpoint(byte[] value) {
@@ -38,7 +44,43 @@ public class CheckpointConsumer {
                     c.onnx().uri(), e.getMessage());
             return;
         }
+        if (engines.gateway().isPresent()) {
+            toEngine(engines.gateway().get(), c.policyVersion(), onnx.getParent());
+            return;
+        }
         var outcome = registry.load(onnx.getParent(), c.onnx().sha256());
         LOG.infof("checkpoint v%d: %s", c.policyVersion(), outcome);
+    }
+
+    /**
+     * Loads the checkpoint into the external engine, trying an unreachable engine again (a restart)
+     * for about a minute; a refusal is logged and counted, and the engine keeps serving the last
+     * version it loaded (the runner's rollouts say which).
+     */
+    private void toEngine(ai.openalice.rl.inference.engine.EngineGateway gateway, long version, Path dir) {
+        long pause = 2000;
+        for (int attempt = 1; ; attempt++) {
+            long start = System.nanoTime();
+            try {
+                String outcome = gateway.load(version, dir);
+                metrics.timer("inference_engine_load_seconds").record(java.time.Duration.ofNanos(System.nanoTime() - start));
+                LOG.infof("checkpoint v%d: %s", version, outcome);
+                return;
+            } catch (ai.openalice.rl.inference.engine.EngineException e) {
+                if (!e.unavailable() || attempt == 5) {
+                    metrics.counter("inference_engine_load_failures_total").increment();
+                    LOG.warnf("checkpoint v%d not loaded into %s: %s; it keeps serving v%s", version, gateway.engine().name(), e.getMessage(),
+                            gateway.versions().isEmpty() ? "-" : gateway.versions().getLast());
+                    return;
+                }
+                try {
+                    Thread.sleep(pause);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                pause *= 2;
+            }
+        }
     }
 }

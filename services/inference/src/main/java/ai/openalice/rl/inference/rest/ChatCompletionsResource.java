@@ -38,6 +38,9 @@ public class ChatCompletionsResource {
     @Inject
     Generator generator;
 
+    @Inject
+    ai.openalice.rl.inference.engine.Engines engines;
+
     @POST
     @Path("/chat/completions")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -45,6 +48,10 @@ public class ChatCompletionsResource {
     public Response chat(ChatBody body) {
         if (body == null) {
             throw ProblemException.badRequest("the body must be a JSON object");
+        }
+        if (engines.gateway().isPresent()) {
+            throw new ProblemException(501, "Not implemented", "this service forwards /v1/completions to the external "
+                    + engines.gateway().get().engine().name() + " engine; ask the engine's own /v1/chat/completions for chat");
         }
         var messages = messages(body.messages());
         JsonNode tools = body.tools() != null && !body.tools().isNull() && !body.tools().isEmpty() ? body.tools() : null;

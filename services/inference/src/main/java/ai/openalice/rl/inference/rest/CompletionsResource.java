@@ -34,11 +34,23 @@ public class CompletionsResource {
     @Inject
     Generator generator;
 
+    @Inject
+    ai.openalice.rl.inference.engine.Engines engines;
+
     @GET
     @Path("/models")
     @Produces(MediaType.APPLICATION_JSON)
     public Map<String, Object> models() {
         var data = new ArrayList<Map<String, Object>>();
+        var gateway = engines.gateway();
+        if (gateway.isPresent()) {
+            List<Long> versions = gateway.get().versions();
+            for (long v : versions) {
+                data.add(Map.of("id", "alice-gpt-v" + v, "object", "model", "owned_by", "alice-rl", "policy_version", v,
+                        "current", v == versions.getLast(), "engine", gateway.get().engine().name()));
+            }
+            return Map.of("object", "list", "data", data);
+        }
         LoadedModel current = registry.current();
         for (long v : registry.versions()) {
             data.add(Map.of("id", "alice-gpt-v" + v, "object", "model", "owned_by", "alice-rl", "policy_version", v,
@@ -54,6 +66,9 @@ public class CompletionsResource {
     public Response complete(CompletionBody body) {
         if (body == null) {
             throw ProblemException.badRequest("the body must be a JSON object");
+        }
+        if (engines.gateway().isPresent()) {
+            return Response.ok(EngineCompletions.complete(engines.gateway().get(), body), MediaType.APPLICATION_JSON).build();
         }
         var r = generator.generate(model -> prompt(body.prompt(), model),
                 new Generator.Sampling(body.maxTokens(), body.temperature(), body.topP(), body.stop(), body.seed(), body.n(), body.policyVersion()));

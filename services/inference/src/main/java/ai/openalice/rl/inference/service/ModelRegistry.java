@@ -43,9 +43,17 @@ public class ModelRegistry {
     private final ConcurrentSkipListMap<Long, LoadedModel> loaded = new ConcurrentSkipListMap<>();
     private final AtomicReference<LoadedModel> current = new AtomicReference<>();
 
+    @Inject
+    ai.openalice.rl.inference.engine.Engines engines;
+
     void onStart(@Observes StartupEvent ev) {
         metrics.gauge("inference_policy_version", current, c -> c.get() == null ? -1 : c.get().version());
         config.checkpoint().filter(p -> !p.toString().isBlank()).ifPresent(p -> {
+            if (engines.gateway().isPresent()) { // the external engine serves it; nothing loads here
+                long version = Checkpoint.verify(p).policyVersion();
+                LOG.infof("start checkpoint v%d: %s", version, engines.gateway().get().load(version, p));
+                return;
+            }
             var outcome = load(p, null);
             if (outcome instanceof LoadOutcome.Refused r) {
                 LOG.errorf("the start checkpoint %s was refused: %s", p, r.reason());
