@@ -26,12 +26,13 @@ public final class Bench {
             case "dispatcher" -> DispatcherBench.run(args);
             case "trainer" -> TrainerBench.run(args);
             case "hf-model" -> HfModelBench.run(args);
+            case "hf-loop" -> HfLoopBench.run(args);
             case "loop" -> LoopBench.run(args);
             case "soak" -> SoakBench.run(args);
             case "soak-report" -> SoakBench.report(args);
             case "chaos" -> ChaosBench.run(args);
             default -> {
-                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, rubric, dispatcher, trainer, hf-model, loop, soak, chaos");
+                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, rubric, dispatcher, trainer, hf-model, hf-loop, loop, soak, chaos");
                 System.exit(2);
             }
         }
