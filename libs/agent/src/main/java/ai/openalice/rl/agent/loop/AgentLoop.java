@@ -223,14 +223,16 @@ public final class AgentLoop {
     /**
      * Keeps the head and the tail of an observation longer than {@code max} of the model's tokens and
      * says how many characters were cut between them; the result, notice included, is at most
-     * {@code max} tokens (the most characters that fit, found by bisection).
+     * {@code max} tokens (the most characters that fit, up to 32 a token, found by bisection).
      */
     static String cap(String text, int max, Tokenizer tokenizer) {
-        if (tokenizer.encode(text).length <= max) {
+        // a token spans a few characters, rarely dozens: beyond 32 a token, the text is cut without tokenizing it all
+        long bound = 32L * max;
+        if (text.length() <= bound && tokenizer.encode(text).length <= max) {
             return text;
         }
         int lo = 0;
-        int hi = text.length();
+        int hi = (int) Math.min(text.length(), bound);
         while (lo < hi) {
             int k = (lo + hi + 1) / 2;
             if (tokenizer.encode(keep(text, k)).length <= max) {
