@@ -51,7 +51,11 @@ public class ModelRegistry {
         config.checkpoint().filter(p -> !p.toString().isBlank()).ifPresent(p -> {
             if (engines.gateway().isPresent()) { // the external engine serves it; nothing loads here
                 long version = Checkpoint.verify(p).policyVersion();
-                LOG.infof("start checkpoint v%d: %s", version, engines.gateway().get().load(version, p));
+                try {
+                    LOG.infof("start checkpoint v%d: %s", version, engines.gateway().get().load(version, p));
+                } catch (ai.openalice.rl.inference.engine.EngineException e) {
+                    LOG.errorf("the start checkpoint %s did not reach the engine: %s (the next checkpoints.published will)", p, e.getMessage());
+                }
                 return;
             }
             var outcome = load(p, null);

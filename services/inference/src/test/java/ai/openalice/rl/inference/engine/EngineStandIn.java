@@ -36,11 +36,23 @@ final class EngineStandIn implements AutoCloseable {
     private OrtPolicy full;
     private String fullVersion;
     final List<String> calls = new ArrayList<>();
+    /**
+     * Scripted (for a test inside a Quarkus application, whose class loader holds ONNX Runtime's
+     * native library already): no policy is loaded, and every completion is the tokens 10, 11, 12
+     * plus the loaded version's number, log-prob −1 each.
+     */
+    private final boolean scripted;
+
     /** When set, /generate waits for it before answering (a completion in flight). */
     volatile CountDownLatch hold;
     final CountDownLatch generating = new CountDownLatch(1);
 
     EngineStandIn() throws IOException {
+        this(false);
+    }
+
+    EngineStandIn(boolean scripted) throws IOException {
+        this.scripted = scripted;
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/", this::handle);
         server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
@@ -74,10 +86,10 @@ final class EngineStandIn implements AutoCloseable {
                         return;
                     }
                     synchronized (this) {
-                        if (full != null) {
+                        if (full != null && !scripted) {
                             full.close();
                         }
-                        full = new OrtPolicy(dir);
+                        full = open(dir);
                         fullVersion = body.get("weight_version").asText();
                     }
                     call("update_weights_from_disk " + fullVersion);
@@ -86,7 +98,7 @@ final class EngineStandIn implements AutoCloseable {
                 case "/load_lora_adapter", "/v1/load_lora_adapter" -> {
                     String name = body.get("lora_name").asText();
                     synchronized (this) {
-                        adapters.put(name, new OrtPolicy(Path.of(body.get("lora_path").asText())));
+                        adapters.put(name, open(Path.of(body.get("lora_path").asText())));
                     }
                     call(x.getRequestURI().getPath().substring(1) + " " + name);
                     if (x.getRequestURI().getPath().startsWith("/v1")) {
@@ -99,7 +111,7 @@ final class EngineStandIn implements AutoCloseable {
                     String name = body.get("lora_name").asText();
                     synchronized (this) {
                         OrtPolicy p = adapters.remove(name);
-                        if (p != null) {
+                        if (p != null && !scripted) {
                             p.close();
                         }
                     }
@@ -110,7 +122,7 @@ final class EngineStandIn implements AutoCloseable {
                 case "/v1/completions" -> completions(x, body);
                 default -> text(x, 404, "Not Found");
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             text(x, 500, e.toString());
         }
     }
@@ -122,14 +134,14 @@ final class EngineStandIn implements AutoCloseable {
         String served;
         synchronized (this) {
             p = adapter != null ? adapters.get(adapter) : full;
-            served = adapter != null ? adapter : fullVersion;
+            served = adapter != null ? (adapters.containsKey(adapter) ? adapter : null) : fullVersion;
         }
-        if (p == null) {
+        if (served == null) {
             text(x, 400, "no weights loaded for " + adapter);
             return;
         }
-        Completion c = p.complete(new CompletionRequest(ints(body.get("input_ids")), sp.get("max_new_tokens").asInt(), sp.get("temperature").asDouble(),
-                sp.get("top_p").asDouble(), sp.has("sampling_seed") ? sp.get("sampling_seed").asLong() : null, List.of(), null));
+        Completion c = answer(p, ints(body.get("input_ids")), sp.get("max_new_tokens").asInt(), sp.get("temperature").asDouble(),
+                sp.get("top_p").asDouble(), sp.has("sampling_seed") ? sp.get("sampling_seed").asLong() : null, served);
         awaitHold();
         call("generate " + served);
         ObjectNode out = JSON.createObjectNode().put("text", c.text());
@@ -146,10 +158,12 @@ final class EngineStandIn implements AutoCloseable {
     private void completions(HttpExchange x, JsonNode body) throws IOException {
         String model = body.get("model").asText();
         OrtPolicy p;
+        boolean known;
         synchronized (this) {
             p = adapters.get(model);
+            known = adapters.containsKey(model);
         }
-        if (p == null) {
+        if (!known) {
             json(x, 404, JSON.createObjectNode().put("object", "error").put("message", "The model `" + model + "` does not exist."));
             return;
         }
@@ -157,8 +171,8 @@ final class EngineStandIn implements AutoCloseable {
             text(x, 400, "this stand-in answers token ids only");
             return;
         }
-        Completion c = p.complete(new CompletionRequest(ints(body.get("prompt")), body.get("max_tokens").asInt(), body.get("temperature").asDouble(),
-                body.get("top_p").asDouble(), body.has("seed") ? body.get("seed").asLong() : null, List.of(), null));
+        Completion c = answer(p, ints(body.get("prompt")), body.get("max_tokens").asInt(), body.get("temperature").asDouble(),
+                body.get("top_p").asDouble(), body.has("seed") ? body.get("seed").asLong() : null, model);
         awaitHold();
         call("completions " + model);
         ObjectNode out = JSON.createObjectNode();
@@ -173,6 +187,20 @@ final class EngineStandIn implements AutoCloseable {
         choice.put("finish_reason", c.finish() == Completion.FinishReason.STOP ? "stop" : "length");
         out.putObject("usage").put("prompt_tokens", body.get("prompt").size()).put("completion_tokens", c.tokens().length);
         json(x, 200, out);
+    }
+
+    /** The policy of a checkpoint folder; scripted: a stand-in policy answering 10, 11, 12 and the folder's version. */
+    private OrtPolicy open(Path dir) {
+        return scripted ? null : new OrtPolicy(dir);
+    }
+
+    private Completion answer(OrtPolicy p, int[] prompt, int maxTokens, double temperature, double topP, Long seed, String version) {
+        if (scripted) {
+            int v = Integer.parseInt(version.replaceAll("\\D", ""));
+            int[] tokens = {10, 11, 12, v};
+            return new Completion(tokens, new double[] {-1, -1, -1, -1}, "scripted", Completion.FinishReason.LENGTH, 0);
+        }
+        return p.complete(new CompletionRequest(prompt, maxTokens, temperature, topP, seed, List.of(), null));
     }
 
     private void awaitHold() {
@@ -218,6 +246,6 @@ final class EngineStandIn implements AutoCloseable {
         if (full != null) {
             full.close();
         }
-        adapters.values().forEach(OrtPolicy::close);
+        adapters.values().stream().filter(java.util.Objects::nonNull).forEach(OrtPolicy::close);
     }
 }
