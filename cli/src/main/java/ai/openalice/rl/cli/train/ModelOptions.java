@@ -62,8 +62,8 @@ final class ModelOptions {
                 if (t.endTokens().length == 0) {
                     return "--model " + model + ": no end-of-sequence token (eos_token_id in generation_config.json or config.json)";
                 }
+                new ai.openalice.rl.model.template.TemplateChat(ChatTemplate.load(model, true), t, java.util.Map.of()); // its special tokens exist
             }
-            ChatTemplate.load(model, true);
             return null;
         } catch (HfFormatException | TemplateException e) {
             return "--model: " + e.getMessage();

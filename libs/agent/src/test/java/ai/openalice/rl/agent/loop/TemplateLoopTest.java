@@ -160,6 +160,17 @@ class TemplateLoopTest {
         assertTrue(!drifted.contains("<think>"), "re-rendering drops what the policy was conditioned on; the loop never re-renders");
     }
 
+    @Test
+    void aTokenizerWithoutTheTemplatesSpecialTokensIsRefusedNamingThem(@TempDir Path other) throws Exception {
+        JSON.writeValue(other.resolve("tokenizer.json").toFile(), TinyModels.byteLevelTokenizer(List.of("<|endoftext|>")));
+        try (var plain = HuggingFaceTokenizer.load(other.resolve("tokenizer.json"))) {
+            var e = org.junit.jupiter.api.Assertions.assertThrows(ai.openalice.rl.model.template.TemplateException.class,
+                    () -> new TemplateChat(qwen3, plain, Map.of()));
+            assertEquals("the chat template writes [<|im_end|>, <|im_start|>] but the tokenizer has no such special token (it has [<|endoftext|>]):"
+                    + " the model would read them as plain text", e.getMessage());
+        }
+    }
+
     static int[] ids(List<Integer> l) {
         return l.stream().mapToInt(Integer::intValue).toArray();
     }

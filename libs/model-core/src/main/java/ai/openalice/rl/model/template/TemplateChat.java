@@ -37,8 +37,23 @@ public final class TemplateChat implements ChatLayout {
         ArrayNode probeTools = JSON.createArrayNode();
         probeTools.addObject().put("type", "function").putObject("function").put("name", MARKER).put("description", MARKER)
                 .putObject("parameters").put("type", "object");
-        this.rendersTools = template.render(messages(), probeTools, true, extra).contains(MARKER);
+        String probe = template.render(messages(), probeTools, true, extra);
+        this.rendersTools = probe.contains(MARKER);
+        var missing = new java.util.TreeSet<String>();
+        var m = SPECIAL.matcher(probe);
+        while (m.find()) {
+            if (tokenizer.special(m.group()).isEmpty()) {
+                missing.add(m.group());
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new TemplateException("the chat template writes " + missing + " but the tokenizer has no such special token (it has "
+                    + tokenizer.specials() + "): the model would read them as plain text");
+        }
     }
+
+    /** How Qwen, Llama 3 and most current families name their special tokens. */
+    private static final java.util.regex.Pattern SPECIAL = java.util.regex.Pattern.compile("<\\|[A-Za-z0-9_]+\\|>");
 
     /** A layout for a new episode (a layout remembers its episode's system prompt, task and tools). */
     @Override
