@@ -14,8 +14,8 @@ import java.util.Map;
  * tool result — and the text after the marker is what follows the completion: the end of the
  * assistant's turn (left out when the completion already ended with that token), the tool result
  * in the template's {@code tool} role, and the next assistant header. Earlier turns are never
- * rendered again, so a template that rewrites history (Qwen3 drops earlier turns' reasoning) cannot
- * change what the policy saw.
+ * rendered again, so a template that rewrites history (Qwen3's drops an empty {@code <think>} block
+ * from earlier turns) cannot change what the policy saw.
  */
 public final class TemplateChat implements ChatLayout {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -55,10 +55,17 @@ public final class TemplateChat implements ChatLayout {
     /** How Qwen, Llama 3 and most current families name their special tokens. */
     private static final java.util.regex.Pattern SPECIAL = java.util.regex.Pattern.compile("<\\|[A-Za-z0-9_]+\\|>");
 
+    private TemplateChat(TemplateChat checked) {
+        this.template = checked.template;
+        this.tokenizer = checked.tokenizer;
+        this.extra = checked.extra;
+        this.rendersTools = checked.rendersTools;
+    }
+
     /** A layout for a new episode (a layout remembers its episode's system prompt, task and tools). */
     @Override
     public TemplateChat forEpisode() {
-        return new TemplateChat(template, tokenizer, extra);
+        return new TemplateChat(this);
     }
 
     @Override
