@@ -30,8 +30,43 @@ public final class TableSizes {
         this.reading = new Throttled<>(this::read, refresh, nanoClock);
     }
 
-    /** Registers both gauges for every table the schema holds now (call after its migrations). */
+    /** With another reading of the sizes (tests). */
+    TableSizes(java.util.function.Supplier<Map<String, Size>> read, String schema, Duration refresh, LongSupplier nanoClock) {
+        this.pool = null;
+        this.schema = schema;
+        this.reading = new Throttled<>(read, refresh, nanoClock);
+    }
+
+    /**
+     * Registers both gauges for every table the schema holds (call after its migrations). With the
+     * database away — a service's first event can arrive during an outage — the tables are listed
+     * again every 30 s in the background until they can be: watching storage never fails the caller.
+     */
     public void register(MeterRegistry registry) {
+        register(registry, Duration.ofSeconds(30));
+    }
+
+    void register(MeterRegistry registry, Duration retry) {
+        try {
+            registerNow(registry);
+        } catch (RuntimeException e) {
+            Thread.ofVirtual().name("table-sizes-" + schema).start(() -> {
+                while (true) {
+                    try {
+                        Thread.sleep(retry);
+                        registerNow(registry);
+                        return;
+                    } catch (InterruptedException stop) {
+                        return;
+                    } catch (RuntimeException again) {
+                        // still away: next period
+                    }
+                }
+            });
+        }
+    }
+
+    private void registerNow(MeterRegistry registry) {
         for (String table : sizes().keySet()) {
             Gauge.builder("alice_table_bytes", () -> value(table, true)).tag("schema", schema).tag("table", table)
                     .description("bytes the table takes with its indexes and TOAST").baseUnit("bytes").register(registry);

@@ -50,4 +50,23 @@ class TableSizesTest {
             vertx.closeAndAwait();
         }
     }
+
+    @Test
+    void aDatabaseAwayAtRegistrationDoesNotFailTheCallerAndTheGaugesComeLater() throws Exception {
+        var attempts = new java.util.concurrent.atomic.AtomicInteger();
+        var sizes = new TableSizes(() -> {
+            if (attempts.incrementAndGet() <= 2) {
+                throw new IllegalStateException("Connection refused");
+            }
+            return java.util.Map.of("outbox", new TableSizes.Size(8192, 3));
+        }, "s", Duration.ZERO, System::nanoTime);
+        var registry = new SimpleMeterRegistry();
+        sizes.register(registry, Duration.ofMillis(20)); // the old code threw here, failing the service's first consumer call
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (registry.find("alice_table_bytes").tag("table", "outbox").gauge() == null && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(8192.0, registry.get("alice_table_bytes").tag("table", "outbox").gauge().value());
+        assertTrue(attempts.get() >= 3);
+    }
 }
