@@ -5,10 +5,10 @@ import ai.openalice.rl.events.task.WorkspaceSpec;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /** Task lines as they leave this machine: local workspace paths made absolute (they resolved against the file's folder). */
-final class TaskFiles {
+public final class TaskFiles {
     private TaskFiles() {}
 
-    static ObjectNode portable(Task task) {
+    public static ObjectNode portable(Task task) {
         ObjectNode raw = task.raw().deepCopy();
         String path = switch (task.workspace()) {
             case WorkspaceSpec.Git g -> g.path();

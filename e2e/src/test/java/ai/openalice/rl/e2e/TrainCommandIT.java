@@ -15,8 +15,8 @@ import picocli.CommandLine;
 
 /**
  * {@code alice-rl train} with its embedded defaults, briefly: its own Kafka broker, the machine's
- * PostgreSQL, the six services as processes, a generated suite, one supervised warm-start step on
- * oracle trajectories, a minute of RL, a held-out probe, the report — and everything it started
+ * PostgreSQL, the six services as processes, the user's task file (eight tiny-swe tasks written by
+ * the test, two of them held out by the seed), one supervised warm-start step on their oracle trajectories, a minute of RL, a held-out probe, the report — and everything it started
  * stopped at the end; meanwhile every socket its processes listen on is a loopback one (what
  * {@code ss -ltnp} would show). (Whether the policy learns is measured by long runs, not here.)
  */
@@ -39,8 +39,9 @@ class TrainCommandIT {
                 }
             }
         });
+        Path tasks = ai.openalice.rl.cli.suite.TinySwe.generate(state.resolveSibling(state.getFileName() + "-data"), 8, 0, 5).train();
         int exit = new CommandLine(new AliceRl()).setOut(new PrintWriter(out)).setErr(new PrintWriter(out)).execute("train", "--state", state.toString(),
-                "--tasks", "4", "--heldout", "2", "--group-size", "2", "--batch-groups", "1", "--warm-start-steps", "1", "--minutes", "1",
+                "--tasks", tasks.toString(), "--heldout", "2", "--group-size", "2", "--batch-groups", "1", "--warm-start-steps", "1", "--minutes", "1",
                 "--probe-every", "0", "--probe-k", "1");
         watching.set(false);
         watcher.join();
@@ -49,6 +50,7 @@ class TrainCommandIT {
         long services = sockets.values().stream().map(ListeningSockets.Socket::pid).distinct().count();
         assertTrue(services >= 7, "six services and the broker seen listening, on loopback: " + sockets.values());
         assertTrue(out.toString().contains("[train] warm start: 1 supervised steps"), out.toString());
+        assertTrue(out.toString().contains("[train] tasks from " + tasks + ": 6 training, 2 held out (2 task(s) drawn with seed 1)"), out.toString());
         var metrics = Files.readAllLines(state.resolve("metrics.jsonl"));
         assertTrue(metrics.stream().anyMatch(l -> l.contains("\"phase\":\"sft\"")) && metrics.stream().anyMatch(l -> l.contains("\"phase\":\"rl\"")));
         var probes = Files.readAllLines(state.resolve("probes.jsonl"));

@@ -22,11 +22,12 @@ final class Services implements AutoCloseable {
      * per RL step, synchronous scheduling, the oracle's failure probability when it generates for RL
      * (null: the model), the rollouts' temperature, a checkpoint to start RL from (null: none), and
      * the warm start's tasks per step and learning rate, and a HuggingFace model to train instead of
-     * the built-in one (null: none).
+     * the built-in one (null: none), and what the tasks need (mirrors, caches).
      */
     record Settings(String sandbox, int groupSize, int batchGroups, boolean sync, Double oracleRl, double temperature, Path initCheckpoint,
             int warmStartBatch, double warmStartLr, double warmStartContextWeight, double lr, boolean compactFilter, boolean submitRequired,
-            String lossAggregation, String curriculumCohort, int rolloutWorkers, int inferenceThreads, ModelOptions model) {}
+            String lossAggregation, String curriculumCohort, int rolloutWorkers, int inferenceThreads, ModelOptions model,
+            TaskOptions tasks) {}
 
     private final Path state;
     private final Settings s;
@@ -60,7 +61,9 @@ final class Services implements AutoCloseable {
                 "-Dinference.threads=" + s.inferenceThreads()));
         supervisor.start("trainer", trainer(warmStart ? "sft" : "rl"), LEARNER_MALLOC);
         supervisor.start("rubric-prm", List.of("-Drubric.submit-required=" + s.submitRequired()));
-        supervisor.start("verifier", List.of("-Dverifier.sandbox-root=" + state.resolve("sandboxes/verifier")));
+        var verifier = new ArrayList<>(List.of("-Dverifier.sandbox-root=" + state.resolve("sandboxes/verifier")));
+        verifier.addAll(s.tasks().verifierArgs());
+        supervisor.start("verifier", verifier);
         supervisor.start("sandbox-runner", runner(warmStart, warmStart ? null : s.oracleRl()));
         supervisor.start("task-dispatcher", dispatcher(warmStart));
         supervisor.awaitReady(Duration.ofMinutes(5));
@@ -123,6 +126,7 @@ final class Services implements AutoCloseable {
         if (s.model() != null) {
             args.addAll(s.model().runnerArgs());
         }
+        args.addAll(s.tasks().runnerArgs());
         if (oracle) {
             args.addAll(List.of("-Drunner.policy=oracle", "-Drunner.oracle-tasks=" + state.resolve("suite/train.jsonl"),
                     "-Drunner.oracle-failure-probability=" + (failure == null ? 0 : failure)));

@@ -1,27 +1,14 @@
 package ai.openalice.rl.cli.train;
 
 import ai.openalice.rl.events.RunProfile;
-import ai.openalice.rl.cli.suite.TinySwe;
 import ai.openalice.rl.core.loss.Aggregation;
-import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
-import ai.openalice.rl.events.TaskSubmitted;
-import ai.openalice.rl.events.Topic;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -29,13 +16,13 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code alice-rl train}: the whole loop on this machine — Kafka, PostgreSQL, the six services as
- * processes, the bundled tiny-swe suite, a supervised warm start on oracle trajectories when no
+ * processes, the bundled tiny-swe suite or the user's task file ({@code --tasks}), a supervised warm start on oracle trajectories when no
  * checkpoint exists, then GRPO++ until {@code --steps} or Ctrl-C, with a live progress line and
  * held-out probes; an HTML report at the end. Everything lives in {@code --state}; running again
  * resumes (the trainer from its last checkpoint, the dispatcher from its database).
  */
 @Command(name = "train", mixinStandardHelpOptions = true,
-        description = "Run always-on RL on the bundled task suite with embedded defaults (Ctrl-C stops everything it started; run again to resume).")
+        description = "Run always-on RL on the bundled task suite (or --tasks FILE) with embedded defaults (Ctrl-C stops everything it started; run again to resume).")
 public final class TrainCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -69,14 +56,8 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--sandbox", defaultValue = "local", description = "local (bubblewrap) or kubernetes (the current kubeconfig).")
     String sandbox;
 
-    @Option(names = "--tasks", defaultValue = "1024", description = "Training tasks generated on the first run.")
-    int tasks;
-
-    @Option(names = "--heldout", defaultValue = "16", description = "Held-out tasks generated on the first run.")
-    int heldout;
-
-    @Option(names = "--seed", defaultValue = "1", description = "Seed of the generated task suite (default: ${DEFAULT-VALUE}).")
-    long seed;
+    @picocli.CommandLine.Mixin
+    TaskOptions taskOptions;
 
     @Option(names = "--group-size", defaultValue = RunProfile.GROUP_SIZE, description = "Rollouts per task in a GRPO group (default: ${DEFAULT-VALUE}).")
     int groupSize;
@@ -186,6 +167,11 @@ public final class TrainCommand implements Callable<Integer> {
             err.println("--init-checkpoint " + initCheckpoint + " is not a checkpoint folder (no manifest.json in it)");
             return 2;
         }
+        String taskProblem = taskOptions.problem();
+        if (taskProblem != null) {
+            err.println(taskProblem);
+            return 2;
+        }
         boolean imitationAsked = spec.commandLine().getParseResult().hasMatchedOption("--warm-start-steps");
         if (modelOptions.given()) {
             String problem = modelOptions.problem();
@@ -252,9 +238,21 @@ public final class TrainCommand implements Callable<Integer> {
             return 2;
         }
         Path suite = state.resolve("suite");
-        if (!Files.exists(suite.resolve("train.jsonl"))) {
-            var w = TinySwe.generate(suite, tasks, heldout, seed);
-            out.printf("[train] generated tiny-swe: %d training and %d held-out tasks in %s%n", w.trainCount(), w.heldOutCount(), suite);
+        TaskSuite.Prepared prepared;
+        try {
+            prepared = TaskSuite.prepare(suite, taskOptions.tasks, spec.commandLine().getParseResult().hasMatchedOption("--tasks"),
+                    taskOptions.heldout, taskOptions.seed, (warmStartSteps > 0 && !Files.exists(state.resolve(WARM_START_DONE))) || oracleRl != null,
+                    sandbox.equals("local"), taskOptions.mirrors);
+        } catch (TaskSuite.Refused e) {
+            err.println(e.getMessage());
+            return 2;
+        }
+        if (prepared.message() != null) {
+            out.println("[train] " + prepared.message());
+        }
+        if (prepared.heldOut() == 0 && probeEvery > 0) {
+            out.println("[train] no held-out tasks: no held-out probes");
+            probeEvery = 0;
         }
         try (var infra = new Infra(root, state, out)) {
             infra.kafkaClient = ai.openalice.rl.cli.KafkaClientConfig.load(kafkaConfig);
@@ -262,8 +260,9 @@ public final class TrainCommand implements Callable<Integer> {
             Files.writeString(state.resolve("infra.json"), EventCodec.mapper().createObjectNode().put("jdbcUrl", infra.jdbcUrl).put("user", infra.user)
                     .put("password", infra.password).put("kafka", infra.bootstrap).toString());
             var services = new Services(root, state, infra, new Services.Settings(sandbox, groupSize, batchGroups, sync, oracleRl, temperature,
-                    initCheckpoint == null ? null : initCheckpoint.toAbsolutePath(), Math.min(warmStartBatch, tasks), warmStartLr, warmStartContextWeight, lr, compactFilter,
-                    submitRequired, lossAggregation, curriculumCohort, rolloutWorkers, inferenceThreads, modelOptions.given() ? modelOptions : null));
+                    initCheckpoint == null ? null : initCheckpoint.toAbsolutePath(), Math.min(warmStartBatch, prepared.train()), warmStartLr, warmStartContextWeight, lr, compactFilter,
+                    submitRequired, lossAggregation, curriculumCohort, rolloutWorkers, inferenceThreads, modelOptions.given() ? modelOptions : null,
+                    taskOptions));
             var onCtrlC = new Thread(() -> {
                 try {
                     services.close();
@@ -276,7 +275,7 @@ public final class TrainCommand implements Callable<Integer> {
             try (services) {
                 boolean warm = warmStartSteps > 0 && !Files.exists(state.resolve(WARM_START_DONE));
                 services.startAll(warm);
-                var heldOutIds = submit(infra.bootstrap, infra.kafkaClient, suite);
+                var heldOutIds = TaskSuite.submit(infra.bootstrap, infra.kafkaClient, suite, prepared.dataset());
                 var progress = new Progress(services.supervisor(), state, heldOutIds, probeK,
                         new Resources(services.supervisor(), state, infra.jdbcUrl, infra.user, infra.password), out);
                 if (warm) {
@@ -301,29 +300,6 @@ public final class TrainCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
-    }
-
-    /** Publishes the suite (train and held-out) to tasks.submitted; a resubmitted task changes nothing. Returns the held-out ids. */
-    private static List<String> submit(String bootstrap, Properties client, Path suite) throws Exception {
-        var props = new Properties();
-        props.putAll(client);
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        var held = new ArrayList<String>();
-        try (var p = new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer())) {
-            for (String file : List.of("train.jsonl", "heldout.jsonl")) {
-                for (String line : Files.readAllLines(suite.resolve(file))) {
-                    var task = (ObjectNode) EventCodec.mapper().readTree(line);
-                    ((ObjectNode) task.get("workspace")).put("path", suite.resolve(task.at("/workspace/path").asText()).toString());
-                    if (file.startsWith("heldout")) {
-                        held.add(task.get("instance_id").asText());
-                    }
-                    var env = Envelope.of(new TaskSubmitted("tiny-swe", task, false, null));
-                    p.send(new ProducerRecord<>(Topic.TASKS_SUBMITTED.topicName(), env.key(), EventCodec.encode(env))).get(60, TimeUnit.SECONDS);
-                }
-            }
-        }
-        return held;
     }
 
     /** True when a service package is missing or older than a source or pom of the libraries and services. */

@@ -1,0 +1,72 @@
+package ai.openalice.rl.cli.train;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/**
+ * What {@code alice-rl train} trains on: tiny-swe generated here, or the user's task file with the
+ * host folders its tests need (the verifier's git mirrors, Maven repository and installation, npm
+ * cache — as {@code alice-rl verify} takes them).
+ */
+final class TaskOptions {
+    @Option(names = "--tasks", defaultValue = "1024", paramLabel = "N|FILE", description = "A JSONL task file to train on (docs/task-format.md;"
+            + " its split=eval tasks are the held-out probes), or the number of tiny-swe training tasks to generate (default: ${DEFAULT-VALUE})."
+            + " Fixed on the first run of a state folder.")
+    String tasks;
+
+    @Option(names = "--heldout", defaultValue = "16", description = "Held-out tasks: generated with tiny-swe; with a task file that has no"
+            + " split=eval task, drawn from it by --seed (at most a quarter of it). 0: no held-out probes (default: ${DEFAULT-VALUE}).")
+    int heldout;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed of the generated task suite and of the held-out draw (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--mirrors", paramLabel = "DIR", description = "Git mirrors (<owner>__<name>) that tasks without a workspace resolve in.")
+    Path mirrors;
+
+    @Option(names = "--maven-repo", paramLabel = "DIR", description = "A filled Maven repository for the verifier's offline Java builds.")
+    Path mavenRepo;
+
+    @Option(names = "--maven-home", paramLabel = "DIR", description = "A Maven 3.9+ installation for the verifier's sandboxes.")
+    Path mavenHome;
+
+    @Option(names = "--npm-cache", paramLabel = "DIR", description = "An npm cache for the verifier's offline JavaScript builds.")
+    Path npmCache;
+
+    /** The generated count, or -1 for a task file. */
+    int generatedCount() {
+        return TaskSuite.isCount(tasks) ? Integer.parseInt(tasks) : -1;
+    }
+
+    /** A folder option that names no folder, or null. */
+    String problem() {
+        for (var o : List.of(new Object[] {"--mirrors", mirrors}, new Object[] {"--maven-repo", mavenRepo}, new Object[] {"--maven-home", mavenHome},
+                new Object[] {"--npm-cache", npmCache})) {
+            if (o[1] != null && !java.nio.file.Files.isDirectory((Path) o[1])) {
+                return o[0] + " " + o[1] + " is not a folder";
+            }
+        }
+        return heldout < 0 ? "--heldout must be >= 0, got " + heldout : null;
+    }
+
+    List<String> runnerArgs() {
+        return mirrors == null ? List.of() : List.of("-Drunner.mirrors=" + mirrors.toAbsolutePath());
+    }
+
+    List<String> verifierArgs() {
+        var args = new ArrayList<String>();
+        add(args, "verifier.mirrors", mirrors);
+        add(args, "verifier.maven-repository", mavenRepo);
+        add(args, "verifier.maven-home", mavenHome);
+        add(args, "verifier.npm-cache", npmCache);
+        return args;
+    }
+
+    private static void add(List<String> args, String key, Path value) {
+        if (value != null) {
+            args.add("-D" + key + "=" + value.toAbsolutePath());
+        }
+    }
+}
