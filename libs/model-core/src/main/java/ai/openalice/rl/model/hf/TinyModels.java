@@ -51,6 +51,32 @@ public final class TinyModels {
     }
 
     /**
+     * Random weights, except that each token of {@code chain} but the last is followed, at
+     * temperature 0, by the next one: its embedding is a large one-hot column of its own (so after
+     * the final norm the hidden state is that column, whatever the random layers add) and the next
+     * token's {@code lm_head} row reads that column. A model that writes a scripted answer — a tool
+     * call, say — in the real HuggingFace layout; every other token behaves as a random model's.
+     * Needs tokens distinct but the last, at most {@code hidden_size} + 1 of them, and untied embeddings.
+     */
+    public static Map<String, float[]> scripted(HfConfig config, long seed, int... chain) {
+        int hidden = config.hiddenSize();
+        if (chain.length - 1 > hidden || config.tieWordEmbeddings()) {
+            throw new IllegalArgumentException("a chain of " + chain.length + " tokens needs hidden_size >= " + (chain.length - 1) + " and untied embeddings");
+        }
+        var w = randomWeights(config, seed);
+        float[] embed = w.get("model.embed_tokens.weight");
+        float[] head = w.get("lm_head.weight");
+        for (int k = 0; k + 1 < chain.length; k++) {
+            java.util.Arrays.fill(embed, chain[k] * hidden, (chain[k] + 1) * hidden, 0f);
+            embed[chain[k] * hidden + k] = 100f;
+            for (int v = 0; v < config.vocabSize(); v++) {
+                head[v * hidden + k] = v == chain[k + 1] ? 20f : 0f;
+            }
+        }
+        return w;
+    }
+
+    /**
      * A word-level tokenizer.json of {@code vocab} ids: {@code [UNK]} 0, words {@code w1} … {@code w(V−2)}
      * split on whitespace, and the special {@code <|endoftext|>} as the last id.
      */

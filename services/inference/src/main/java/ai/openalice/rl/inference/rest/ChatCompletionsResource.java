@@ -29,8 +29,7 @@ import java.util.UUID;
  * checkpoint's own chat template with {@code tools} — and sampled as completions are;
  * {@code stream: true} answers as Server-Sent Events of {@code chat.completion.chunk}s. With
  * {@code tools}, calls the model writes (Hermes {@code <tool_call>} or Llama 3.1 JSON) come back as
- * {@code tool_calls} with {@code finish_reason: tool_calls} (not in streamed answers, whose chunks
- * carry the text).
+ * {@code tool_calls} with {@code finish_reason: tool_calls}, streamed too as OpenAI streams them.
  */
 @Path("/v1")
 @RolesAllowed(Roles.POLICY_CLIENT)
@@ -63,28 +62,27 @@ public class ChatCompletionsResource {
                 new Generator.Sampling(max, body.temperature(), body.topP(), body.stop(), body.seed(), body.n(), body.policyVersion()));
         String id = "chatcmpl-" + UUID.randomUUID();
         long created = System.currentTimeMillis() / 1000;
+        var replies = r.completions().stream().map(c -> Reply.of(c, tools != null)).toList();
         if (Boolean.TRUE.equals(body.stream())) {
-            return Sse.of(chunks(r, id, created, Sse.includeUsage(body.streamOptions())));
+            return Sse.of(chunks(r, replies, id, created, Sse.includeUsage(body.streamOptions())));
         }
         var choices = new ArrayList<Map<String, Object>>();
         for (int i = 0; i < r.completions().size(); i++) {
             Completion c = r.completions().get(i);
+            Reply reply = replies.get(i);
             var m = new LinkedHashMap<String, Object>();
             m.put("index", i);
             var message = new LinkedHashMap<String, Object>();
             message.put("role", "assistant");
-            message.put("content", c.text());
+            message.put("content", reply.content());
             message.put("refusal", null);
-            var calls = tools == null ? List.<ToolCalls.Call>of() : calls(c.text());
-            if (!calls.isEmpty()) {
-                String before = c.text().substring(0, calls.getFirst().start()).replace("<tool_call>", "").strip();
-                message.put("content", before.isEmpty() ? null : before);
-                message.put("tool_calls", calls.stream().map(ChatCompletionsResource::toolCall).toList());
+            if (!reply.calls().isEmpty()) {
+                message.put("tool_calls", reply.calls());
             }
             m.put("message", message);
             m.put("tokens", c.tokens());
             m.put("logprobs", Boolean.TRUE.equals(body.logprobs()) ? logprobs(c, r) : null);
-            m.put("finish_reason", calls.isEmpty() ? Generator.finishReason(c) : "tool_calls");
+            m.put("finish_reason", reply.finish());
             choices.add(m);
         }
         var out = CompletionsResource.header(id, created, r.version(), "chat.completion");
@@ -155,11 +153,24 @@ public class ChatCompletionsResource {
         }
     }
 
-    private static List<ToolCalls.Call> calls(String text) {
-        try {
-            return ToolCalls.parse(text);
-        } catch (ToolCalls.Malformed e) {
-            return List.of(); // not a call the client could run: the text goes back as content
+    /**
+     * What one sample says: its text, or — when the request offered tools and the text holds calls
+     * that parse — the text before the first call (null when none) and the calls, finished as
+     * {@code tool_calls}. A call that does not parse stays text: the client could not run it.
+     */
+    record Reply(String content, List<Map<String, Object>> calls, String finish) {
+        static Reply of(Completion c, boolean toolsOffered) {
+            List<ToolCalls.Call> calls;
+            try {
+                calls = toolsOffered ? ToolCalls.parse(c.text()) : List.of();
+            } catch (ToolCalls.Malformed e) {
+                calls = List.of();
+            }
+            if (calls.isEmpty()) {
+                return new Reply(c.text(), List.of(), Generator.finishReason(c));
+            }
+            String before = c.text().substring(0, calls.getFirst().start()).replace("<tool_call>", "").strip();
+            return new Reply(before.isEmpty() ? null : before, calls.stream().map(ChatCompletionsResource::toolCall).toList(), "tool_calls");
         }
     }
 
@@ -174,17 +185,37 @@ public class ChatCompletionsResource {
         return out;
     }
 
-    /** Per sample: the role, then the text, then the finish reason; the usage last when asked for. */
-    private static List<Map<String, Object>> chunks(Generator.Result r, String id, long created, boolean withUsage) {
+    /**
+     * Per sample: the role, the text (when there is any), each tool call as OpenAI streams one — its
+     * id, type and name with empty arguments, then the arguments — and the finish reason; the usage
+     * last when asked for.
+     */
+    private static List<Map<String, Object>> chunks(Generator.Result r, List<Reply> replies, String id, long created, boolean withUsage) {
         var chunks = new ArrayList<Map<String, Object>>();
-        for (int i = 0; i < r.completions().size(); i++) {
-            Completion c = r.completions().get(i);
-            chunks.add(chunk(id, created, r.version(), i, Map.of("role", "assistant", "content", ""), null));
-            chunks.add(chunk(id, created, r.version(), i, Map.of("content", c.text()), null));
-            chunks.add(chunk(id, created, r.version(), i, Map.of(), Generator.finishReason(c)));
+        long v = r.version();
+        for (int i = 0; i < replies.size(); i++) {
+            Reply reply = replies.get(i);
+            chunks.add(chunk(id, created, v, i, Map.of("role", "assistant", "content", ""), null));
+            if (reply.content() != null && !reply.content().isEmpty()) {
+                chunks.add(chunk(id, created, v, i, Map.of("content", reply.content()), null));
+            }
+            for (int j = 0; j < reply.calls().size(); j++) {
+                var call = reply.calls().get(j);
+                @SuppressWarnings("unchecked")
+                var function = (Map<String, Object>) call.get("function");
+                var head = new LinkedHashMap<String, Object>();
+                head.put("index", j);
+                head.put("id", call.get("id"));
+                head.put("type", "function");
+                head.put("function", Map.of("name", function.get("name"), "arguments", ""));
+                chunks.add(chunk(id, created, v, i, Map.of("tool_calls", List.of(head)), null));
+                chunks.add(chunk(id, created, v, i, Map.of("tool_calls", List.of(Map.of("index", j, "function",
+                        Map.of("arguments", function.get("arguments"))))), null));
+            }
+            chunks.add(chunk(id, created, v, i, Map.of(), reply.finish()));
         }
         if (withUsage) {
-            var last = CompletionsResource.header(id, created, r.version(), "chat.completion.chunk");
+            var last = CompletionsResource.header(id, created, v, "chat.completion.chunk");
             last.put("choices", List.of());
             last.put("usage", CompletionsResource.usage(r));
             chunks.add(last);
