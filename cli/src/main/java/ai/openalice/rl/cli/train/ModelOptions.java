@@ -1,5 +1,6 @@
 package ai.openalice.rl.cli.train;
 
+import ai.openalice.rl.model.hf.HfConfig;
 import ai.openalice.rl.model.hf.HfFormatException;
 import ai.openalice.rl.model.hf.HfModel;
 import ai.openalice.rl.model.hf.LoraAdapter;
@@ -38,6 +39,11 @@ final class ModelOptions {
             description = "Modules the new adapter adapts (default: ${DEFAULT-VALUE}).")
     List<String> loraTargets;
 
+    @Option(names = "--max-context-tokens", paramLabel = "N", description = "With --model: an episode's context budget in the model's tokens"
+            + " (prompt, calls, observations; at most the model's max_position_embeddings; default: " + ai.openalice.rl.events.RunProfile.CONTEXT_LENGTH
+            + ", or the model's own limit when smaller). The trainer's memory grows with it.")
+    Integer maxContextTokens;
+
     boolean given() {
         return model != null;
     }
@@ -55,6 +61,10 @@ final class ModelOptions {
         }
         try {
             HfModel m = HfModel.load(model);
+            int positions = m.config().maxPositions();
+            if (maxContextTokens != null && (maxContextTokens < 1 || maxContextTokens > positions)) {
+                return "--max-context-tokens must be between 1 and the model's max_position_embeddings (" + positions + "), got " + maxContextTokens;
+            }
             if (adapter != null) {
                 LoraAdapter.load(adapter, m.config());
             }
@@ -92,7 +102,20 @@ final class ModelOptions {
         return args;
     }
 
+    /** The episodes' context budget: as given, else the run profile's, or the model's own limit when that is smaller. */
+    int contextTokens() {
+        if (maxContextTokens != null) {
+            return maxContextTokens;
+        }
+        try {
+            return Math.min(Integer.parseInt(ai.openalice.rl.events.RunProfile.CONTEXT_LENGTH), HfConfig.read(model).maxPositions());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     List<String> runnerArgs() {
-        return List.of("-Drunner.model-dir=" + model.toAbsolutePath(), "-Drunner.tool-call-format=" + callFormat(), "-Drunner.system-prompt=full");
+        return List.of("-Drunner.model-dir=" + model.toAbsolutePath(), "-Drunner.tool-call-format=" + callFormat(), "-Drunner.system-prompt=full",
+                "-Drunner.max-context-tokens=" + contextTokens());
     }
 }

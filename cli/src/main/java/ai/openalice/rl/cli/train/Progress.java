@@ -33,6 +33,7 @@ final class Progress {
     private long lastPass1Version = -1;
     private long lastScored = -1;
     private long lastTime;
+    private final StallWatch stall = new StallWatch();
 
     Progress(Supervisor s, Path state, List<String> heldOut, int probeK, Resources resources, PrintWriter out) {
         this.s = s;
@@ -83,6 +84,10 @@ final class Progress {
             var now = java.time.Instant.now();
             var elapsed = Duration.between(started, now);
             record(phase, step, version, trainer, stats, elapsed, StatusView.remaining(now, until, untilStep, fromStep, step, elapsed));
+            String stalled = stall.observe(System.currentTimeMillis(), step, trainer.path("dropped"));
+            if (stalled != null) {
+                view.note("[" + phase + "] " + stalled);
+            }
             resources.maybeSample(stats.at("/rollouts/scored").asLong());
             if ((untilStep > 0 && step >= untilStep) || (until != null && java.time.Instant.now().isAfter(until))) {
                 return;
@@ -184,6 +189,9 @@ final class Progress {
         }
         if (lastPass1 != null) {
             rec.put("heldOutPass1", lastPass1).put("heldOutVersion", lastPass1Version);
+        }
+        if (trainer.path("dropped").isObject()) {
+            rec.set("dropped", trainer.get("dropped"));
         }
         append("metrics.jsonl", rec);
         view.show(new StatusView.Snapshot(phase, step, version, rate, num(last, "meanReward"), num(last, "rExecRate"), lastPass1, lastCi,

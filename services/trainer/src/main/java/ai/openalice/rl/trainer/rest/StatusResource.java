@@ -13,7 +13,10 @@ import jakarta.ws.rs.core.MediaType;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** {@code GET /status}: step, policy version, the last step's metrics, groups and samples by state. */
+/**
+ * {@code GET /status}: step, policy version, the last step's metrics, what was left out since the
+ * process started ({@code dropped}, by reason), groups and samples by state.
+ */
 @Path("/status")
 @RolesAllowed({Roles.READER, Roles.OPERATOR})
 @Blocking
@@ -31,6 +34,7 @@ public class StatusResource {
         out.put("step", trainer.loop().step());
         out.put("policyVersion", trainer.loop().policyVersion());
         out.put("last", trainer.loop().lastMetrics());
+        out.put("dropped", trainer.loop().droppedSoFar());
         out.putAll(store.counts());
         return out;
     }

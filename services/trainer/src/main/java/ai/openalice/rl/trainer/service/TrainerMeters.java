@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class TrainerMeters {
     private final MeterRegistry registry;
     private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
+    private final Map<String, java.util.concurrent.atomic.LongAdder> droppedSoFar = new ConcurrentHashMap<>();
 
     public TrainerMeters(MeterRegistry registry) {
         this.registry = registry;
@@ -51,7 +52,17 @@ public final class TrainerMeters {
     }
 
     void dropped(Map<String, Long> byReason) {
-        byReason.forEach((reason, n) -> registry.counter("trainer_dropped_total", "reason", reason).increment(n));
+        byReason.forEach((reason, n) -> {
+            registry.counter("trainer_dropped_total", "reason", reason).increment(n);
+            droppedSoFar.computeIfAbsent(reason, r -> new java.util.concurrent.atomic.LongAdder()).add(n);
+        });
+    }
+
+    /** What this process has left out so far, by reason (groups, or single rollouts for the per-rollout reasons) — as {@code trainer_dropped_total}. */
+    public Map<String, Long> droppedSoFar() {
+        var out = new java.util.TreeMap<String, Long>();
+        droppedSoFar.forEach((reason, n) -> out.put(reason, n.sum()));
+        return out;
     }
 
     void version(long v) {

@@ -143,6 +143,11 @@ public final class TrainingLoop implements Runnable {
         return policyVersion;
     }
 
+    /** Groups and rollouts left out since this process started, by reason. */
+    public Map<String, Long> droppedSoFar() {
+        return meters.droppedSoFar();
+    }
+
     public TrainingMetrics lastMetrics() {
         return last.get();
     }
