@@ -42,6 +42,14 @@ public interface RunnerConfig {
     @WithDefault("PT60S")
     Duration policyOutageGrace();
 
+    /**
+     * How long making a sandbox waits out a back end that does not answer or cannot start one (the
+     * Kubernetes API restarting, no node schedulable), with pauses of 1 s doubling to 30 s, before
+     * the episode ends in an infrastructure error: an outage costs a wait, not an attempt. PT0S: no waiting.
+     */
+    @WithDefault("PT5M")
+    Duration sandboxOutageGrace();
+
     /** For {@code policy=oracle} (fixtures and tests only): a task file whose gold patches the oracle replays. */
     Optional<Path> oracleTasks();
 

@@ -82,9 +82,13 @@ public class EpisodeService {
     @PostConstruct
     void init() {
         owner = ai.openalice.rl.servicekit.InstanceId.orDefault(config.id(), "runner");
-        sandboxes = SandboxBackends.open(config.sandboxBackend(), config.sandboxRoot(), this::kubernetesSettings,
+        var backend = SandboxBackends.open(config.sandboxBackend(), config.sandboxRoot(), this::kubernetesSettings,
                 () -> new KubernetesClientBuilder().build());
-        SandboxBackends.warmUp(sandboxes);
+        SandboxBackends.warmUp(backend);
+        var waiting = ai.openalice.rl.sandbox.OutageWaitingProvider.of(backend, config.sandboxOutageGrace());
+        metrics.gauge("runner_sandbox_backend_available", waiting, w -> w.available() ? 1 : 0);
+        metrics.more().counter("runner_sandbox_outage_waits_total", List.of(), waiting, w -> w.waits());
+        sandboxes = waiting;
         format = switch (config.toolCallFormat()) {
             case JSON -> new JsonFunctionFormat();
             case LLAMA3_JSON -> JsonFunctionFormat.llama3();

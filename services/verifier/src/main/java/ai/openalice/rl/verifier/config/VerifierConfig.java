@@ -33,6 +33,14 @@ public interface VerifierConfig {
     /** An npm cache mounted read-only in sandboxes (copied to a writable one there) for offline JavaScript builds. */
     Optional<Path> npmCache();
 
+    /**
+     * How long making a sandbox waits out a back end that cannot start one, with pauses of 1 s
+     * doubling to 30 s, before the verification is an infrastructure error (which costs the rollout
+     * an attempt). PT0S: no waiting.
+     */
+    @WithDefault("PT5M")
+    Duration sandboxOutageGrace();
+
     /** Where local sandboxes live. */
     @WithDefault("/tmp/alice-rl-verifier-sandboxes")
     Path sandboxRoot();

@@ -10,7 +10,10 @@ import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
-/** The harness and the local sandbox backend it verifies in, built from {@link VerifierConfig}. */
+/**
+ * The harness and the local sandbox backend it verifies in, built from {@link VerifierConfig}; the
+ * back end's outages are waited out for {@code verifier.sandbox-outage-grace}.
+ */
 @ApplicationScoped
 public class HarnessProducer {
 
@@ -26,7 +29,7 @@ public class HarnessProducer {
 
     @Produces
     @Singleton
-    Harness harness(LocalSandboxProvider sandboxes, VerifierConfig config) {
+    Harness harness(LocalSandboxProvider sandboxes, VerifierConfig config, io.micrometer.core.instrument.MeterRegistry metrics) {
         var mounted = new java.util.LinkedHashMap<String, java.nio.file.Path>();
         mounted.put("verifier.mirrors", config.mirrors().orElse(null));
         mounted.put("verifier.maven-repository", config.mavenRepository().orElse(null));
@@ -39,6 +42,9 @@ public class HarnessProducer {
         var options = VerifierOptions.defaults().withReruns(config.reruns(), config.flakyRule())
                 .withMaven(config.mavenRepository().orElse(null), config.mavenHome().orElse(null)).withNpmCache(config.npmCache().orElse(null))
                 .withMirrors(config.mirrors().orElse(null));
-        return new Harness(sandboxes, options);
+        var waiting = ai.openalice.rl.sandbox.OutageWaitingProvider.of(sandboxes, config.sandboxOutageGrace());
+        metrics.gauge("verifier_sandbox_backend_available", waiting, w -> w.available() ? 1 : 0);
+        metrics.more().counter("verifier_sandbox_outage_waits_total", java.util.List.of(), waiting, w -> w.waits());
+        return new Harness(waiting, options);
     }
 }
