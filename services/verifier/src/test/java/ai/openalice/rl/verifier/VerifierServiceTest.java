@@ -187,6 +187,18 @@ class VerifierServiceTest {
         assertEquals("infra", i.getFirst().explanation().cause());
     }
 
+    /** A diff the runner left out for its size is no fix: unresolved, the patch's fault, without a sandbox. */
+    @Test
+    void aDiffLeftOutForItsSizeIsUnresolvedWithTheReason() throws Exception {
+        UUID id = UUID.randomUUID();
+        var r = rollout(id, Termination.SUBMITTED, "");
+        send(rolloutsTopic, new RolloutCompleted(r.ref(), r.runnerId(), r.termination(), null, "", r.trajectory(), r.stats(), 2_000_000L));
+        var v = verdictsFor(id, Duration.ofSeconds(60), 1, false).getFirst();
+        assertEquals(VerificationStatus.UNRESOLVED, v.status());
+        assertEquals("patch_failed", v.explanation().cause());
+        assertEquals("the agent's diff was 2000000 bytes, over the runner's limit, and was left out: no fix to test", v.error());
+    }
+
     /**
      * The dispatcher alone decides versions. A resubmission with newVersion that the dispatcher rejected
      * (priority 0 here) is on tasks.submitted, and a replica that versioned tasks.submitted itself took it

@@ -125,6 +125,15 @@ public interface RunnerConfig {
     @WithDefault("PT1H")
     Duration pruneEvery();
 
+    /**
+     * The largest diff a completed rollout carries (its JSON-encoded bytes). A larger one is left out
+     * ({@code patch} empty, {@code patchOmittedBytes} its size) so that the event fits the broker's
+     * 1 MiB records beside an inline trajectory; the verifier judges it unresolved. An agent's fix
+     * is never this large; a diff this large is a generated or copied file.
+     */
+    @WithDefault("524288")
+    int maxPatchBytes();
+
     /** Trajectories larger than this (JSON bytes) go to the artifact store instead of inline. */
     @WithDefault("262144")
     int inlineTrajectoryBytes();

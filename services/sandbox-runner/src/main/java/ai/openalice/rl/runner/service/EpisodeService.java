@@ -156,8 +156,14 @@ public class EpisodeService {
         inFlight.add(r.rolloutId());
         try {
             Episode e = episode(r);
-            var completed = new RolloutCompleted(r.ref(), owner, e.termination(), e.error(), e.patch(), trajectoryRef(r.rolloutId(), e.trajectory()),
-                    e.stats());
+            Long omitted = omittedPatchBytes(e.patch(), config.maxPatchBytes());
+            if (omitted != null) {
+                metrics.counter("runner_patches_omitted_total").increment();
+                LOG.warnf("%s: the diff is %d bytes (JSON), over runner.max-patch-bytes %d: left out, judged unresolved", r.logContext(),
+                        omitted, config.maxPatchBytes());
+            }
+            var completed = new RolloutCompleted(r.ref(), owner, e.termination(), e.error(), omitted != null ? "" : e.patch(),
+                    trajectoryRef(r.rolloutId(), e.trajectory()), e.stats(), omitted);
             var event = Envelope.of(completed, in.traceparent());
             if (!leases.publish(r.rolloutId(), owner, event)) {
                 LOG.warnf("%s: the lease was taken over while running; this result is dropped", r.logContext());
@@ -167,6 +173,16 @@ public class EpisodeService {
             LOG.infof("%s %s after %d turn(s) in %d ms", r.logContext(), e.termination().wire(), e.stats().turns(), e.stats().wallTimeMs());
         } finally {
             inFlight.remove(r.rolloutId());
+        }
+    }
+
+    /** The diff's size as a JSON string (quotes and escapes included: what it adds to the event) when over {@code limit}, else null. */
+    static Long omittedPatchBytes(String patch, int limit) {
+        try {
+            long size = EventCodec.mapper().writeValueAsBytes(patch == null ? "" : patch).length;
+            return size > limit ? size : null;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
         }
     }
 

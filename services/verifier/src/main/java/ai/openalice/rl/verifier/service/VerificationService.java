@@ -112,6 +112,12 @@ public class VerificationService {
             String why = e.error() == null ? "unknown" : e.error().kind() + ": " + e.error().message();
             return infra(e, "the episode ended in an infrastructure error (" + why + "); nothing to verify");
         }
+        if (e.patchOmittedBytes() != null) {
+            registry.counter("verifier_patches_omitted_total").increment();
+            return new Verdict(e.taskId(), VerificationStatus.UNRESOLVED, Map.of(), Map.of(), List.of(), config.flakyRule(), 0, 0,
+                    "the agent's diff was " + e.patchOmittedBytes() + " bytes, over the runner's limit, and was left out: no fix to test", "", null,
+                    Verdict.Cause.PATCH, null);
+        }
         var ref = e.ref();
         Optional<TaskReplica.Replicated> task = waitForTask(ref.taskId(), ref.taskVersion(), ref.contentHash());
         if (task.isEmpty()) {
