@@ -11,19 +11,8 @@ import picocli.CommandLine.Option;
 
 /** The options of the verifier harness in local sandboxes, shared by {@code verify} and {@code eval --predictions}. */
 final class LocalVerifier {
-    @Option(names = "--mirrors", paramLabel = "DIR", description = "Git mirrors (<owner>__<name>) for tasks without a workspace.")
-    Path mirrors;
-
-    @Option(names = "--maven-repo", paramLabel = "DIR",
-            description = "A local Maven repository mounted read-only for offline Java builds (readable by sandbox users).")
-    Path mavenRepo;
-
-    @Option(names = "--maven-home", paramLabel = "DIR", description = "A Maven 3.9+ installation used inside the sandbox.")
-    Path mavenHome;
-
-    @Option(names = "--npm-cache", paramLabel = "DIR",
-            description = "An npm cache (npm install --cache DIR fills it) for offline JavaScript builds (readable by sandbox users).")
-    Path npmCache;
+    @picocli.CommandLine.Mixin
+    HostFolders folders = new HostFolders();
 
     @Option(names = "--reruns", defaultValue = "0", description = "Extra runs when a listed test fails (flaky detection).")
     int reruns;
@@ -36,17 +25,12 @@ final class LocalVerifier {
 
     /** The harness's options; an {@link IllegalArgumentException} for an unknown flaky rule or a mounted folder sandbox users cannot read. */
     VerifierOptions options() {
-        var mounted = new java.util.LinkedHashMap<String, Path>();
-        mounted.put("--mirrors", mirrors);
-        mounted.put("--maven-repo", mavenRepo);
-        mounted.put("--maven-home", mavenHome);
-        mounted.put("--npm-cache", npmCache);
-        var problems = ai.openalice.rl.harness.SandboxReadable.problems(mounted);
+        var problems = folders.problems();
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("\n", problems));
         }
-        return VerifierOptions.defaults().withReruns(reruns, FlakyRule.of(flakyRule)).withMaven(mavenRepo, mavenHome).withMirrors(mirrors)
-                .withNpmCache(npmCache);
+        return VerifierOptions.defaults().withReruns(reruns, FlakyRule.of(flakyRule)).withMaven(folders.mavenRepo, folders.mavenHome)
+                .withMirrors(folders.mirrors).withNpmCache(folders.npmCache);
     }
 
     /** Runs {@code work} with a harness on fresh local sandboxes, closed after. */

@@ -1,5 +1,6 @@
 package ai.openalice.rl.cli.train;
 
+import ai.openalice.rl.cli.HostFolders;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,44 +24,34 @@ final class TaskOptions {
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the generated task suite and of the held-out draw (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--mirrors", paramLabel = "DIR", description = "Git mirrors (<owner>__<name>) that tasks without a workspace resolve in.")
-    Path mirrors;
-
-    @Option(names = "--maven-repo", paramLabel = "DIR", description = "A filled Maven repository for the verifier's offline Java builds.")
-    Path mavenRepo;
-
-    @Option(names = "--maven-home", paramLabel = "DIR", description = "A Maven 3.9+ installation for the verifier's sandboxes.")
-    Path mavenHome;
-
-    @Option(names = "--npm-cache", paramLabel = "DIR", description = "An npm cache for the verifier's offline JavaScript builds.")
-    Path npmCache;
+    /** What the verifier mounts for the tasks' tests, and the runner's mirrors. */
+    @picocli.CommandLine.Mixin
+    HostFolders folders = new HostFolders();
 
     /** The generated count, or -1 for a task file. */
     int generatedCount() {
         return TaskSuite.isCount(tasks) ? Integer.parseInt(tasks) : -1;
     }
 
-    /** A folder option that names no folder, or null. */
+    /** A folder option that names no folder sandboxes can read, or a bad count; null when none. */
     String problem() {
-        for (var o : List.of(new Object[] {"--mirrors", mirrors}, new Object[] {"--maven-repo", mavenRepo}, new Object[] {"--maven-home", mavenHome},
-                new Object[] {"--npm-cache", npmCache})) {
-            if (o[1] != null && !java.nio.file.Files.isDirectory((Path) o[1])) {
-                return o[0] + " " + o[1] + " is not a folder";
-            }
+        var problems = folders.problems();
+        if (!problems.isEmpty()) {
+            return String.join("\n", problems);
         }
         return heldout < 0 ? "--heldout must be >= 0, got " + heldout : null;
     }
 
     List<String> runnerArgs() {
-        return mirrors == null ? List.of() : List.of("-Drunner.mirrors=" + mirrors.toAbsolutePath());
+        return folders.mirrors == null ? List.of() : List.of("-Drunner.mirrors=" + folders.mirrors.toAbsolutePath());
     }
 
     List<String> verifierArgs() {
         var args = new ArrayList<String>();
-        add(args, "verifier.mirrors", mirrors);
-        add(args, "verifier.maven-repository", mavenRepo);
-        add(args, "verifier.maven-home", mavenHome);
-        add(args, "verifier.npm-cache", npmCache);
+        add(args, "verifier.mirrors", folders.mirrors);
+        add(args, "verifier.maven-repository", folders.mavenRepo);
+        add(args, "verifier.maven-home", folders.mavenHome);
+        add(args, "verifier.npm-cache", folders.npmCache);
         return args;
     }
 

@@ -242,7 +242,7 @@ public final class TrainCommand implements Callable<Integer> {
         try {
             prepared = TaskSuite.prepare(suite, taskOptions.tasks, spec.commandLine().getParseResult().hasMatchedOption("--tasks"),
                     taskOptions.heldout, taskOptions.seed, (warmStartSteps > 0 && !Files.exists(state.resolve(WARM_START_DONE))) || oracleRl != null,
-                    sandbox.equals("local"), taskOptions.mirrors);
+                    sandbox.equals("local"), taskOptions.folders.mirrors);
         } catch (TaskSuite.Refused e) {
             err.println(e.getMessage());
             return 2;

@@ -1,0 +1,49 @@
+package ai.openalice.rl.cli;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/**
+ * The host folders tests need in their sandboxes — git mirrors, a Maven repository and
+ * installation, an npm cache — as {@code verify}, {@code eval} and {@code train} take them. Each
+ * must be a folder sandbox users can read.
+ */
+public final class HostFolders {
+    @Option(names = "--mirrors", paramLabel = "DIR", description = "Git mirrors (<owner>__<name>) for tasks without a workspace.")
+    public Path mirrors;
+
+    @Option(names = "--maven-repo", paramLabel = "DIR",
+            description = "A local Maven repository mounted read-only for offline Java builds (readable by sandbox users).")
+    public Path mavenRepo;
+
+    @Option(names = "--maven-home", paramLabel = "DIR", description = "A Maven 3.9+ installation used inside the sandbox.")
+    public Path mavenHome;
+
+    @Option(names = "--npm-cache", paramLabel = "DIR",
+            description = "An npm cache (npm install --cache DIR fills it) for offline JavaScript builds (readable by sandbox users).")
+    public Path npmCache;
+
+    /** Each given folder by its option. */
+    public Map<String, Path> byOption() {
+        var m = new LinkedHashMap<String, Path>();
+        m.put("--mirrors", mirrors);
+        m.put("--maven-repo", mavenRepo);
+        m.put("--maven-home", mavenHome);
+        m.put("--npm-cache", npmCache);
+        return m;
+    }
+
+    /** What is wrong with the given folders (missing, or unreadable by sandbox users), one line each; empty when nothing. */
+    public List<String> problems() {
+        var out = new java.util.ArrayList<String>();
+        byOption().forEach((option, dir) -> {
+            if (dir != null && !java.nio.file.Files.isDirectory(dir)) {
+                out.add(option + " " + dir + ": not a folder");
+            }
+        });
+        return out.isEmpty() ? ai.openalice.rl.harness.SandboxReadable.problems(byOption()) : out;
+    }
+}
