@@ -88,7 +88,8 @@ final class Progress {
             if (stalled != null) {
                 view.note("[" + phase + "] " + stalled);
             }
-            resources.maybeSample(stats.at("/rollouts/scored").asLong());
+            // the trainer's ledger keeps a row per rollout for good; the dispatcher's counts only its history window
+            resources.maybeSample(trainer.path("samples").asLong(stats.at("/rollouts/scored").asLong()));
             if ((untilStep > 0 && step >= untilStep) || (until != null && java.time.Instant.now().isAfter(until))) {
                 return;
             }

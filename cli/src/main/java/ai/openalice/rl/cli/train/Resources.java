@@ -13,7 +13,9 @@ import java.util.Map;
  * What a run holds, once a minute, as one record in {@code <state>/resources.jsonl}: each service's
  * resident memory (VmRSS from {@code /proc}), its JVM heap in use (the sum of
  * {@code jvm_memory_used_bytes{area="heap"}} on its {@code /q/metrics}), the run's own Kafka broker's
- * resident memory, the database's size ({@code pg_database_size}) and the rollouts scored so far —
+ * resident memory, the database's size ({@code pg_database_size}) and the rollouts scored so far
+ * ({@code rolloutsScored}: the trainer's ledger, one row per rollout it received, never pruned —
+ * the dispatcher's own counts cover only its history window) —
  * so that a run of days shows whether anything grows ({@code alice-rl train report} plots it,
  * {@code bench soak} fits its slope). A value that cannot be read this time is left out, never 0.
  */
