@@ -186,7 +186,11 @@ public final class Checkpoint {
      * start) loads with none: step 0, fresh moments.
      */
     public static Loaded load(Path dir) {
-        Manifest m = verify(dir);
+        return load(dir, verify(dir));
+    }
+
+    /** The same for a checkpoint whose manifest {@link #verify} has just returned (its files are not hashed again). */
+    public static Loaded load(Path dir, Manifest m) {
         try {
             long[] step = new long[1];
             Map<String, float[]> params = readArrays(dir.resolve(PARAMS), null);

@@ -44,7 +44,7 @@ final class PolicyModels {
     static Start resume(Path dir, Optional<Path> baseModel) {
         Manifest m = Checkpoint.verify(dir);
         if (m.hf() == null) {
-            var c = Checkpoint.load(dir);
+            var c = Checkpoint.load(dir, m);
             return new Start(Gpt.withParameters(m.config(), c.params()), c.optimizer(), c.optimizerStep(),
                     "%,d parameters".formatted(m.config().parameterCount()));
         }
