@@ -22,7 +22,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -98,27 +97,21 @@ class HfLoopIT {
 
     /** An episode the runner played with the model (one with at least one turn), from rollouts.completed. */
     private Trajectory sampledEpisode(Duration wait) throws Exception {
-        String topic = Topic.ROLLOUTS_COMPLETED.topicName() + suffix;
-        long deadline = System.nanoTime() + wait.toNanos();
-        try (var c = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
-            var parts = TestStack.awaitPartitions(c, topic, wait);
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            while (System.nanoTime() < deadline) {
-                for (var rec : c.poll(Duration.ofMillis(500))) {
-                    var done = ((EventCodec.Decoded.Ok<RolloutCompleted>) EventCodec.<RolloutCompleted>decode(Topic.ROLLOUTS_COMPLETED, rec.value()))
-                            .envelope().payload();
-                    Trajectory t = switch (done.trajectory()) {
-                        case TrajectoryRef.Inline i -> i.trajectory();
-                        case TrajectoryRef.Stored st -> EventCodec.mapper().readValue(Files.readAllBytes(Path.of(URI.create(st.artifact().uri()))),
-                                Trajectory.class);
-                    };
-                    if (!t.turns().isEmpty()) {
-                        return t;
-                    }
+        return TopicScan.<RolloutCompleted>first(Topic.ROLLOUTS_COMPLETED, suffix, wait, done -> !trajectory(done).turns().isEmpty())
+                .map(HfLoopIT::trajectory)
+                .orElseThrow(() -> new AssertionError("no rollouts.completed with a turn within " + wait + "; see the logs in " + LoopIT.LOGS));
+    }
+
+    private static Trajectory trajectory(RolloutCompleted done) {
+        return switch (done.trajectory()) {
+            case TrajectoryRef.Inline i -> i.trajectory();
+            case TrajectoryRef.Stored st -> {
+                try {
+                    yield EventCodec.mapper().readValue(Files.readAllBytes(Path.of(URI.create(st.artifact().uri()))), Trajectory.class);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
                 }
             }
-        }
-        throw new AssertionError("no rollouts.completed with a turn within " + wait + "; see the logs in " + LoopIT.LOGS);
+        };
     }
 }

@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
@@ -116,24 +115,9 @@ class LoopIT {
     }
 
     static CheckpointPublished awaitCheckpoint(String suffix, long version, Duration wait) throws Exception {
-        String topic = Topic.CHECKPOINTS_PUBLISHED.topicName() + suffix;
-        long deadline = System.nanoTime() + wait.toNanos();
-        try (var c = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
-            var parts = TestStack.awaitPartitions(c, topic, wait);
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            var seen = new ArrayList<Long>();
-            while (System.nanoTime() < deadline) {
-                for (var rec : c.poll(Duration.ofMillis(500))) {
-                    var p = ((EventCodec.Decoded.Ok<CheckpointPublished>) EventCodec.<CheckpointPublished>decode(Topic.CHECKPOINTS_PUBLISHED, rec.value()))
-                            .envelope().payload();
-                    seen.add(p.policyVersion());
-                    if (p.policyVersion() == version) {
-                        return p;
-                    }
-                }
-            }
-            throw new AssertionError("no checkpoint v" + version + " within " + wait + " (saw " + seen + "); see the logs in " + LOGS);
-        }
+        var seen = new ArrayList<Long>();
+        return TopicScan.<CheckpointPublished>first(Topic.CHECKPOINTS_PUBLISHED, suffix, wait, p -> seen.add(p.policyVersion())
+                && p.policyVersion() == version).orElseThrow(() -> new AssertionError("no checkpoint v" + version + " within " + wait + " (saw "
+                        + seen + "); see the logs in " + LOGS));
     }
 }
