@@ -5,6 +5,8 @@ import java.util.Map;
 /**
  * A new policy checkpoint (ONNX graph + manifest, and the trainer's resume state) in the artifact
  * store, and the {@link Terms} the trainer trains under, for the services that must follow them.
+ * {@code onnx} is null for a HuggingFace model's checkpoint written for an external serving engine
+ * ({@code trainer.export-onnx=false}): the manifest's folder holds the weights or the adapter.
  */
 public record CheckpointPublished(
         long policyVersion, long step, ArtifactRef onnx, ArtifactRef manifest, ArtifactRef resumeState, Map<String, Double> metrics,

@@ -108,9 +108,22 @@ public final class Checkpoint {
     public static Manifest saveHf(Path dir, ai.openalice.rl.model.hf.HfConfig config, Path source, Map<String, float[]> weights,
             ai.openalice.rl.model.hf.LoraAdapter adapter, ai.openalice.rl.model.hf.DType dtype, long policyVersion, long step,
             Map<String, float[]> optimizer, long optimizerStep) {
+        return saveHf(dir, config, source, weights, adapter, dtype, policyVersion, step, optimizer, optimizerStep, true);
+    }
+
+    /**
+     * The same; without {@code onnx}, no {@code model.onnx}: a checkpoint only an external serving
+     * engine (SGLang, vLLM) serves, which reads the HuggingFace files — the export is the largest
+     * file and the slowest part of writing a checkpoint of a large model.
+     */
+    public static Manifest saveHf(Path dir, ai.openalice.rl.model.hf.HfConfig config, Path source, Map<String, float[]> weights,
+            ai.openalice.rl.model.hf.LoraAdapter adapter, ai.openalice.rl.model.hf.DType dtype, long policyVersion, long step,
+            Map<String, float[]> optimizer, long optimizerStep, boolean onnx) {
         return atomically(dir, tmp -> {
             long weightBytes = 4L * weights.values().stream().mapToLong(w -> w.length).sum();
-            ai.openalice.rl.model.onnx.HfOnnxExport.export(config, weights, tmp.resolve(ONNX), "v" + policyVersion, externalAbove(weightBytes));
+            if (onnx) {
+                ai.openalice.rl.model.onnx.HfOnnxExport.export(config, weights, tmp.resolve(ONNX), "v" + policyVersion, externalAbove(weightBytes));
+            }
             for (String f : HF_SIDECARS) {
                 if (Files.isRegularFile(source.resolve(f))) {
                     Files.copy(source.resolve(f), tmp.resolve(f));

@@ -31,6 +31,7 @@ public final class HfLm implements CausalLm {
     private final double[] inv;
     private java.nio.file.Path source;
     private DType dtype = DType.F32;
+    private boolean exportOnnx = true;
 
     private HfLm(HfConfig config, LoraConfig lora) {
         this.config = config;
@@ -90,6 +91,12 @@ public final class HfLm implements CausalLm {
         return this;
     }
 
+    /** Whether checkpoints carry {@code model.onnx} (the in-process inference service needs it; an external engine does not). */
+    public HfLm exportOnnx(boolean export) {
+        this.exportOnnx = export;
+        return this;
+    }
+
     @Override
     public ai.openalice.rl.model.checkpoint.Manifest save(java.nio.file.Path dir, String tokenizer, long policyVersion, long step,
             Map<String, float[]> optimizer, long optimizerStep) {
@@ -99,7 +106,7 @@ public final class HfLm implements CausalLm {
         Map<String, float[]> base = baseWeights();
         LoraAdapter a = adapter();
         return ai.openalice.rl.model.checkpoint.Checkpoint.saveHf(dir, config, source, a == null ? base : a.merge(base), a, dtype, policyVersion,
-                step, optimizer, optimizerStep);
+                step, optimizer, optimizerStep, exportOnnx);
     }
 
     public HfConfig config() {

@@ -1,5 +1,6 @@
 package ai.openalice.rl.inference.messaging;
 
+import ai.openalice.rl.events.ArtifactRef;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.inference.service.ModelRegistry;
@@ -36,19 +37,26 @@ public class CheckpointConsumer {
             return;
         }
         CheckpointPublished c = read.get().payload();
-        Path onnx;
+        ArtifactRef where = c.onnx() != null ? c.onnx() : c.manifest();
+        Path dir;
         try {
-            onnx = Path.of(URI.create(c.onnx().uri()));
+            dir = Path.of(URI.create(where.uri())).getParent();
         } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
-            LOG.warnf("checkpoint v%d: %s is not a local file URI (%s); still serving the current version", c.policyVersion(),
-                    c.onnx().uri(), e.getMessage());
+            LOG.warnf("checkpoint v%d: %s is not a local file URI (%s); still serving the current version", c.policyVersion(), where.uri(),
+                    e.getMessage());
             return;
         }
         if (engines.gateway().isPresent()) {
-            toEngine(engines.gateway().get(), c.policyVersion(), onnx.getParent());
+            toEngine(engines.gateway().get(), c.policyVersion(), dir);
             return;
         }
-        var outcome = registry.load(onnx.getParent(), c.onnx().sha256());
+        if (c.onnx() == null) {
+            metrics.counter("inference_checkpoints_unservable_total").increment();
+            LOG.warnf("checkpoint v%d has no ONNX graph (written with trainer.export-onnx=false, for an external engine), and this service"
+                    + " serves in process (no inference.engine): still serving the current version; set trainer.export-onnx=true", c.policyVersion());
+            return;
+        }
+        var outcome = registry.load(dir, c.onnx().sha256());
         LOG.infof("checkpoint v%d: %s", c.policyVersion(), outcome);
     }
 

@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @TestProfile(EngineServingTest.Profile.class)
+@org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.OrderAnnotation.class)
 class EngineServingTest {
     static final ObjectMapper M = new ObjectMapper();
     static final EngineStandIn ENGINE = start();
@@ -85,6 +86,7 @@ class EngineServingTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Order(1)
     void completionsAreForwardedAndLabelledWithTheEnginesVersion() throws Exception {
         assertEquals("update_weights_from_disk v0", ENGINE.calls().getFirst(), "the start checkpoint went to the engine");
         int[] expected = {10, 11, 12, 0}; // the scripted engine's answer at v0
@@ -105,12 +107,43 @@ class EngineServingTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Order(2)
     void whatTheEngineModeRefusesIsNamed() throws Exception {
         assertProblem(post("v1/completions", "{\"prompt\": [4], \"policy_version\": 7}"), 404, "policy version 7 is not loaded in the engine (loaded: [0])");
         assertProblem(post("v1/completions", "{\"prompt\": [4], \"stream\": true}"), 400, "stream: completions from the external engine are answered whole");
         assertProblem(post("v1/completions", "{\"prompt\": \"w4 w9\"}"), 400, "prompt: the external engine is sent token ids");
         assertProblem(post("v1/chat/completions", "{\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}"), 501,
                 "ask the engine's own /v1/chat/completions");
+    }
+
+    @org.eclipse.microprofile.config.inject.ConfigProperty(name = "mp.messaging.incoming.checkpoints-published.topic")
+    String checkpointsTopic;
+
+    /** A checkpoint written for the engine alone (trainer.export-onnx=false): no graph, found by its manifest, loaded into the engine. */
+    @Test
+    @org.junit.jupiter.api.Order(3)
+    void aCheckpointWithoutAnOnnxGraphGoesToTheEngineByItsManifest() throws Exception {
+        Path root = V0.getParent();
+        var c = HfConfig.read(root.resolve("model"));
+        var weights = TinyModels.randomWeights(c, 22);
+        Path v1 = root.resolve("v1");
+        Checkpoint.saveHf(v1, c, root.resolve("model"), weights, null, DType.F32, 1, 10, Map.of(), 0, false);
+        assertTrue(!Files.exists(v1.resolve(Checkpoint.ONNX)) && Files.isRegularFile(v1.resolve("model.safetensors")));
+        Path manifest = v1.resolve("manifest.json");
+        var event = new ai.openalice.rl.events.CheckpointPublished(1, 10, null,
+                new ai.openalice.rl.events.ArtifactRef(manifest.toUri().toString(), Checkpoint.sha256(manifest), Files.size(manifest)), null, Map.of());
+        try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<String, byte[]>(ai.openalice.rl.testkit.TestStack.producerProperties())) {
+            var env = ai.openalice.rl.events.Envelope.of(event);
+            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(checkpointsTopic, env.key(),
+                    ai.openalice.rl.events.EventCodec.encode(env))).get(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!ENGINE.calls().contains("update_weights_from_disk v1") && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        assertTrue(ENGINE.calls().contains("update_weights_from_disk v1"), ENGINE.calls().toString());
+        var r = post("v1/completions", "{\"prompt\": [4, 9, 2], \"max_tokens\": 6, \"temperature\": 0}");
+        assertEquals(1, M.readTree(r.body()).get("policy_version").asLong(), r.body());
     }
 
     private static void assertProblem(HttpResponse<String> r, int status, String detail) throws Exception {

@@ -118,6 +118,15 @@ public interface TrainerConfig {
     /** A PEFT LoRA adapter folder to go on training over {@code trainer.init-model}. */
     Optional<Path> initAdapter();
 
+    /**
+     * Whether a HuggingFace model's checkpoints carry {@code model.onnx}, which the inference
+     * service needs to serve them in process. Off when an external engine (SGLang, vLLM) serves:
+     * it reads the safetensors or the adapter, and the export is the largest file of a checkpoint
+     * and the slowest part of writing it. The built-in model always exports.
+     */
+    @io.smallrye.config.WithDefault("true")
+    boolean exportOnnx();
+
     Lora lora();
 
     /** A new LoRA adapter for {@code trainer.init-model}. */

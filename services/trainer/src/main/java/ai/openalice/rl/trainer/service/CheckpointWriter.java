@@ -20,7 +20,8 @@ import java.util.stream.Stream;
 import org.jboss.logging.Logger;
 
 /**
- * Writes a checkpoint (ONNX graph, manifest, parameters, optimizer state) to the artifact store,
+ * Writes a checkpoint (ONNX graph unless an external engine serves it, manifest, parameters,
+ * optimizer state) to the artifact store,
  * then registers it, commits the ledger of the steps it holds and queues checkpoints.published —
  * in one transaction. A folder left by a crash between the two is an orphan: it is replaced.
  * Then older folders go, by the {@link Retention}: a checkpoint per step is 15 MB for the built-in
@@ -66,12 +67,13 @@ final class CheckpointWriter {
                 deleteTree(dir); // not in the registry (we only get here for a new version): an orphan of a crash
             }
             Manifest m = learner.checkpoint(dir, tokenizer, policyVersion, step);
+            // without trainer.export-onnx a HuggingFace model's checkpoint has no graph (an external engine serves it); its first one
+            // has no optimizer state yet (the built-in GPT's writes an empty one)
             var onnx = ref(dir, Checkpoint.ONNX, m);
-            // a HuggingFace model's first checkpoint has no optimizer state yet (the built-in GPT's writes an empty one)
-            var event = new CheckpointPublished(policyVersion, step, onnx, manifestRef(dir),
-                    m.files().containsKey(Checkpoint.OPTIMIZER) ? ref(dir, Checkpoint.OPTIMIZER, m) : null, metrics, terms);
+            var event = new CheckpointPublished(policyVersion, step, onnx, manifestRef(dir), ref(dir, Checkpoint.OPTIMIZER, m), metrics, terms);
             var env = Envelope.of(event);
-            store.commit(policyVersion, step, dir.toString(), onnx.sha256(), EventCodec.mapper().writeValueAsString(metrics), pending, env);
+            store.commit(policyVersion, step, dir.toString(), onnx == null ? null : onnx.sha256(), EventCodec.mapper().writeValueAsString(metrics),
+                    pending, env);
             prune(policyVersion);
             return event;
         } catch (IOException e) {
@@ -89,7 +91,7 @@ final class CheckpointWriter {
         try {
             Manifest m = Checkpoint.verify(dir);
             var event = new CheckpointPublished(latest.policyVersion(), latest.step(), ref(dir, Checkpoint.ONNX, m), manifestRef(dir),
-                    m.files().containsKey(Checkpoint.OPTIMIZER) ? ref(dir, Checkpoint.OPTIMIZER, m) : null, Map.of(), terms);
+                    ref(dir, Checkpoint.OPTIMIZER, m), Map.of(), terms);
             var env = Envelope.of(event);
             store.enqueue(env);
         } catch (IOException e) {
@@ -114,8 +116,12 @@ final class CheckpointWriter {
         return gone;
     }
 
+    /** The file as the manifest lists it; null when the checkpoint has none. */
     private static ArtifactRef ref(Path dir, String file, Manifest m) {
         var entry = m.files().get(file);
+        if (entry == null) {
+            return null;
+        }
         return new ArtifactRef(dir.resolve(file).toUri().toString(), entry.sha256(), entry.bytes());
     }
 

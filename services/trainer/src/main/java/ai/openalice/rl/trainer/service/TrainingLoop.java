@@ -110,6 +110,12 @@ public final class TrainingLoop implements Runnable {
     }
 
     private <M extends CausalLm> Learner<M> learner(M gpt, Map<String, float[]> optimizerState, long optimizerStep) {
+        if (gpt instanceof ai.openalice.rl.model.hf.HfLm hf) {
+            hf.exportOnnx(config.exportOnnx());
+        } else if (!config.exportOnnx()) {
+            throw new IllegalStateException("trainer.export-onnx=false is for a HuggingFace model served by an external engine; the built-in"
+                    + " model is served from its ONNX graph");
+        }
         var o = config.optim();
         var opt = new AdamW(0.9, 0.999, 1e-8, o.weightDecay(), o.clipNorm());
         if (!optimizerState.isEmpty()) {

@@ -58,6 +58,14 @@ class PolicyModelsTest {
             assertTrue(lm.parameters().keySet().stream().allMatch(k -> k.endsWith("lora_A.weight") || k.endsWith("lora_B.weight")));
             lm.save(tmp.resolve("v1"), "ignored", 1, 3, Map.of(), 0);
             assertTrue(Files.isRegularFile(tmp.resolve("v1/adapter_config.json")));
+            assertTrue(Files.isRegularFile(tmp.resolve("v1/model.onnx")), "served in process by default");
+            // for an external engine (trainer.export-onnx=false): the adapter without the merged graph, resumable all the same
+            ((ai.openalice.rl.model.hf.HfLm) lm).exportOnnx(false).save(tmp.resolve("v2"), "ignored", 2, 4, Map.of(), 0);
+            assertFalse(Files.exists(tmp.resolve("v2/model.onnx")));
+            assertFalse(ai.openalice.rl.model.checkpoint.Checkpoint.verify(tmp.resolve("v2")).files().containsKey("model.onnx"));
+            try (CausalLm v2 = PolicyModels.resume(tmp.resolve("v2"), Optional.of(model)).model()) {
+                assertSameValues(lm.snapshot(), v2.snapshot());
+            }
             assertFalse(Files.exists(tmp.resolve("v1/model.safetensors")), "the base stays where it is");
             try (CausalLm again = PolicyModels.resume(tmp.resolve("v1"), Optional.of(model)).model()) {
                 assertSameValues(lm.snapshot(), again.snapshot());
