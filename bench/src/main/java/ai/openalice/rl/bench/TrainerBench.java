@@ -25,7 +25,7 @@ import java.util.UUID;
  * the summed log-likelihood of the completion tokens, backward, AdamW. Completion tokens per
  * second; target ≥ 0.9× the bare loop.
  *
- * <pre>java -jar bench/target/benchmarks.jar trainer [steps per round]</pre>
+ * <pre>java -jar bench/target/benchmarks.jar trainer [steps per round] [context] [micro-batch]</pre>
  */
 final class TrainerBench {
     private TrainerBench() {}
@@ -38,7 +38,8 @@ final class TrainerBench {
         int context = args.length > 2 ? Integer.parseInt(args[2]) : 256;
         var config = new GptConfig(264, context, 2, 4, 128);
         int rows = context >= 2048 ? 4 : 16;
-        int micro = context >= 2048 ? 2 : 8;
+        // third argument: the micro-batch (the trainer's memory grows with it: each holds micro x heads x context² attention floats)
+        int micro = args.length > 3 ? Integer.parseInt(args[3]) : context >= 2048 ? 2 : 8;
         int prompt = context * 24 / 256;
         int completionLength = context * 40 / 256;
         var rnd = new Random(7);
