@@ -28,11 +28,6 @@ final class TaskOptions {
     @picocli.CommandLine.Mixin
     HostFolders folders = new HostFolders();
 
-    /** The generated count, or -1 for a task file. */
-    int generatedCount() {
-        return TaskSuite.isCount(tasks) ? Integer.parseInt(tasks) : -1;
-    }
-
     /** A folder option that names no folder sandboxes can read, or a bad count; null when none. */
     String problem() {
         var problems = folders.problems();
