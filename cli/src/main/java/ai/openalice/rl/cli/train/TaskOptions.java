@@ -37,8 +37,13 @@ final class TaskOptions {
         return heldout < 0 ? "--heldout must be >= 0, got " + heldout : null;
     }
 
+    /** The agent's sandboxes get the mirrors and Maven as the verifier's do (not the npm cache: each of its commands has a fresh /tmp). */
     List<String> runnerArgs() {
-        return folders.mirrors == null ? List.of() : List.of("-Drunner.mirrors=" + folders.mirrors.toAbsolutePath());
+        var args = new ArrayList<String>();
+        add(args, "runner.mirrors", folders.mirrors);
+        add(args, "runner.maven-repository", folders.mavenRepo);
+        add(args, "runner.maven-home", folders.mavenHome);
+        return args;
     }
 
     List<String> verifierArgs() {

@@ -12,7 +12,6 @@ import ai.openalice.rl.sandbox.Shell;
 import ai.openalice.rl.sandbox.WorkspaceSource;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -30,7 +29,6 @@ import java.util.Set;
 public final class Harness {
     private static final Duration STEP = Duration.ofMinutes(2);
     private static final String WORK = ".alice-rl-verify";
-    private static final String NPM_CACHE = "/tmp/npm-cache";
 
     private final SandboxProvider sandboxes;
     private final VerifierOptions options;
@@ -121,40 +119,14 @@ public final class Harness {
      * infrastructure error, never as the patch's.
      */
     private String setup() {
-        return options.npmCache() == null ? null : "[ -d " + NPM_CACHE + " ] || cp -r /npm-cache " + NPM_CACHE + " || exit 126";
+        return options.npmCache() == null ? null : "[ -d " + TestEnvironment.NPM_CACHE + " ] || cp -r /npm-cache " + TestEnvironment.NPM_CACHE
+                + " || exit 126";
     }
 
     private SandboxSpec spec(Task task, Toolchains.Choice jdk) {
-        var env = new HashMap<String, String>();
-        var mounts = new ArrayList<SandboxSpec.ReadOnlyMount>();
-        String javaHome = jdk != null ? jdk.jdk().home().toString() : System.getProperty("java.home");
-        if (javaHome != null && javaHome.startsWith("/usr/")) {
-            env.put("JAVA_HOME", javaHome);
-        }
-        String path = (jdk != null ? jdk.jdk().home() + "/bin:" : "") + "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-        if (jdk != null) {
-            env.put("PATH", path);
-        }
-        // JVMs size their reservations by the host's memory, which the sandbox's address-space
-        // limit would refuse; every JVM in the sandbox (Maven, Surefire's fork) picks these up.
-        env.put("JAVA_TOOL_OPTIONS", "-Xmx1g -XX:MaxMetaspaceSize=512m -XX:ReservedCodeCacheSize=128m -XX:CompressedClassSpaceSize=128m"
-                + " -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
-        if (options.mavenRepository() != null) {
-            mounts.add(new SandboxSpec.ReadOnlyMount(options.mavenRepository(), "/maven-repo"));
-            env.put("MAVEN_OPTS", "-Dmaven.repo.local=/tmp/m2 -Dmaven.repo.local.tail=/maven-repo");
-            env.put("MAVEN_ARGS", "-o -B");
-        }
-        if (options.mavenHome() != null) {
-            mounts.add(new SandboxSpec.ReadOnlyMount(options.mavenHome(), "/opt/maven"));
-            env.put("PATH", "/opt/maven/bin:" + path);
-        }
-        if (options.npmCache() != null) {
-            mounts.add(new SandboxSpec.ReadOnlyMount(options.npmCache(), "/npm-cache"));
-            env.putAll(Map.of("npm_config_cache", NPM_CACHE, "npm_config_offline", "true", "npm_config_audit", "false",
-                    "npm_config_fund", "false", "npm_config_update_notifier", "false"));
-        }
-        return SandboxSpec.of(WorkspaceSource.of(task.workspace(), options.mirrors())).withLimits(options.limits()).withEnv(env)
-                .withMounts(mounts).withLabels(Map.of("task", task.instanceId(), "purpose", "verify"));
+        var base = SandboxSpec.of(WorkspaceSource.of(task.workspace(), options.mirrors())).withLimits(options.limits());
+        return TestEnvironment.of(options.mavenRepository(), options.mavenHome(), options.npmCache(), jdk).applyTo(base)
+                .withLabels(Map.of("task", task.instanceId(), "purpose", "verify"));
     }
 
     /** Applies a patch in the sandbox; returns null on success or why it did not apply. */

@@ -85,6 +85,16 @@ public interface RunnerConfig {
     /** Git mirrors folder for tasks given as repo + base_commit. */
     Optional<Path> mirrors();
 
+    /**
+     * A filled Maven repository mounted read-only in the agent's local sandboxes (as the verifier's),
+     * so that the agent can run a Java task's tests offline as it will be judged; with
+     * {@code maven-home}, a Maven 3.9+ installation on its {@code PATH}.
+     */
+    Optional<Path> mavenRepository();
+
+    /** A Maven installation for the agent's local sandboxes ({@code /opt/maven/bin} on {@code PATH}). */
+    Optional<Path> mavenHome();
+
     /** Sandbox backend: {@code local} (bubblewrap on this host, the default) or {@code kubernetes} (a pod per episode). */
     @WithDefault("local")
     SandboxBackend sandboxBackend();

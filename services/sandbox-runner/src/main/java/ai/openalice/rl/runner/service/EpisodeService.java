@@ -186,13 +186,19 @@ public class EpisodeService {
         }
     }
 
+    /** The agent's sandbox: the task's workspace, and what its tests need from the host (Maven) as the verifier has it. */
+    SandboxSpec agentSpec(RolloutRequested r) {
+        var base = SandboxSpec.of(WorkspaceSource.of(r.task().workspace(), config.mirrors().orElse(null)));
+        return ai.openalice.rl.harness.TestEnvironment.of(config.mavenRepository().orElse(null), config.mavenHome().orElse(null), null, null)
+                .applyTo(base).withLabels(Map.of("task", r.taskId(), "rollout", r.rolloutId().toString()));
+    }
+
     private Episode episode(RolloutRequested r) {
         var limits = r.task().limits();
         int context = limits.maxContextTokens() == null ? config.maxContextTokens() : Math.min(limits.maxContextTokens(), config.maxContextTokens());
         var cfg = LoopConfig.defaults(limits.maxSteps(), context).withTimeout(Duration.ofSeconds(limits.episodeTimeoutS()))
                 .withSampling(r.sampling().temperature(), r.sampling().topP(), r.sampling().seed(), r.sampling().maxTokensPerTurn());
-        try (Sandbox sandbox = sandboxes.create(SandboxSpec.of(WorkspaceSource.of(r.task().workspace(), config.mirrors().orElse(null)))
-                .withLabels(Map.of("task", r.taskId(), "rollout", r.rolloutId().toString())))) {
+        try (Sandbox sandbox = sandboxes.create(agentSpec(r))) {
             var selection = config.testTimeCandidates() < 2 ? null : new ai.openalice.rl.agent.loop.TestTimeSelection(config.testTimeCandidates(),
                     config.testTimeBeta(), new RubricStepScorer(java.net.URI.create(config.rubricUrl()), r.taskId(), r.ref().taskVersion(),
                             clientToken.supplier()));

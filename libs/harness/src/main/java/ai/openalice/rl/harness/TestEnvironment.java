@@ -1,0 +1,63 @@
+package ai.openalice.rl.harness;
+
+import ai.openalice.rl.sandbox.SandboxSpec;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a task's tests need in a sandbox that the host provides: a JDK (its {@code bin} first on
+ * {@code PATH}), a filled Maven repository read offline through a writable local one
+ * ({@code /maven-repo}), a Maven installation ({@code /opt/maven}), an npm cache
+ * ({@code /npm-cache}) — for the verifier's test runs and for the agent's, so that the agent can
+ * run the tests it will be judged by.
+ */
+public record TestEnvironment(Map<String, String> env, List<SandboxSpec.ReadOnlyMount> mounts) {
+    static final String NPM_CACHE = "/tmp/npm-cache";
+    private static final String SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+    public TestEnvironment {
+        env = Map.copyOf(env);
+        mounts = List.copyOf(mounts);
+    }
+
+    /** For {@code mavenRepository}, {@code mavenHome} and {@code npmCache} (each may be null) with {@code jdk} (null: the host's). */
+    public static TestEnvironment of(Path mavenRepository, Path mavenHome, Path npmCache, Toolchains.Choice jdk) {
+        var env = new HashMap<String, String>();
+        var mounts = new ArrayList<SandboxSpec.ReadOnlyMount>();
+        String javaHome = jdk != null ? jdk.jdk().home().toString() : System.getProperty("java.home");
+        if (javaHome != null && javaHome.startsWith("/usr/")) {
+            env.put("JAVA_HOME", javaHome);
+        }
+        String path = (jdk != null ? jdk.jdk().home() + "/bin:" : "") + SYSTEM_PATH;
+        if (jdk != null) {
+            env.put("PATH", path);
+        }
+        // JVMs size their reservations by the host's memory, which the sandbox's address-space
+        // limit would refuse; every JVM in the sandbox (Maven, Surefire's fork) picks these up.
+        env.put("JAVA_TOOL_OPTIONS", "-Xmx1g -XX:MaxMetaspaceSize=512m -XX:ReservedCodeCacheSize=128m -XX:CompressedClassSpaceSize=128m"
+                + " -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
+        if (mavenRepository != null) {
+            mounts.add(new SandboxSpec.ReadOnlyMount(mavenRepository, "/maven-repo"));
+            env.put("MAVEN_OPTS", "-Dmaven.repo.local=/tmp/m2 -Dmaven.repo.local.tail=/maven-repo");
+            env.put("MAVEN_ARGS", "-o -B");
+        }
+        if (mavenHome != null) {
+            mounts.add(new SandboxSpec.ReadOnlyMount(mavenHome, "/opt/maven"));
+            env.put("PATH", "/opt/maven/bin:" + path);
+        }
+        if (npmCache != null) {
+            mounts.add(new SandboxSpec.ReadOnlyMount(npmCache, "/npm-cache"));
+            env.putAll(Map.of("npm_config_cache", NPM_CACHE, "npm_config_offline", "true", "npm_config_audit", "false",
+                    "npm_config_fund", "false", "npm_config_update_notifier", "false"));
+        }
+        return new TestEnvironment(env, mounts);
+    }
+
+    /** {@code spec} with this environment and these mounts. */
+    public SandboxSpec applyTo(SandboxSpec spec) {
+        return spec.withEnv(env).withMounts(mounts);
+    }
+}
