@@ -82,6 +82,14 @@ public class EpisodeService {
     @PostConstruct
     void init() {
         owner = ai.openalice.rl.servicekit.InstanceId.orDefault(config.id(), "runner");
+        var mounted = new java.util.LinkedHashMap<String, java.nio.file.Path>();
+        mounted.put("runner.mirrors", config.mirrors().orElse(null));
+        mounted.put("runner.maven-repository", config.mavenRepository().orElse(null));
+        mounted.put("runner.maven-home", config.mavenHome().orElse(null));
+        var unreadable = ai.openalice.rl.harness.SandboxReadable.problems(mounted);
+        if (!unreadable.isEmpty()) {
+            throw new IllegalStateException("sandboxes could not read what the runner mounts: " + String.join("; ", unreadable));
+        }
         var backend = SandboxBackends.open(config.sandboxBackend(), config.sandboxRoot(), this::kubernetesSettings,
                 () -> new KubernetesClientBuilder().build());
         SandboxBackends.warmUp(backend);
