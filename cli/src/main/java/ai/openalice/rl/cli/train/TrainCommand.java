@@ -147,71 +147,12 @@ public final class TrainCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         Path root = Path.of(System.getProperty("alice.root", ".")).toAbsolutePath().normalize();
         state = (state != null ? state : root.resolve(".alice-rl/train")).toAbsolutePath();
-        if (!sandbox.equals("local") && !sandbox.equals("kubernetes")) {
-            err.println("--sandbox must be local or kubernetes, got '" + sandbox + "'");
+        String bad = badOptions();
+        if (bad != null) {
+            err.println(bad);
             return 2;
         }
-        if (kafkaConfig != null && kafka == null) {
-            err.println("--kafka-config is for an external broker: give --kafka too (the run's own broker is PLAINTEXT on loopback)");
-            return 2;
-        }
-        if (kafkaConfig != null && !Files.isReadable(kafkaConfig)) {
-            err.println("--kafka-config: cannot read " + kafkaConfig);
-            return 2;
-        }
-        if (oracleRl != null && !(oracleRl >= 0 && oracleRl <= 1)) {
-            err.println("--oracle-rl is a probability in [0, 1], got " + oracleRl);
-            return 2;
-        }
-        if (initCheckpoint != null && !Files.isRegularFile(initCheckpoint.resolve("manifest.json"))) {
-            err.println("--init-checkpoint " + initCheckpoint + " is not a checkpoint folder (no manifest.json in it)");
-            return 2;
-        }
-        String taskProblem = taskOptions.problem();
-        if (taskProblem != null) {
-            err.println(taskProblem);
-            return 2;
-        }
-        boolean imitationAsked = spec.commandLine().getParseResult().hasMatchedOption("--warm-start-steps");
-        if (modelOptions.given()) {
-            String problem = modelOptions.problem();
-            if (problem != null) {
-                err.println(problem);
-                return 2;
-            }
-            if (!imitationAsked) {
-                warmStartSteps = 0; // a pretrained model already writes calls; the bundled warm start is the built-in model's
-            }
-        }
-        Path bundled = root.resolve(BUNDLED_WARM_START);
-        if (initCheckpoint == null && !imitationAsked && oracleRl == null && !modelOptions.given() && fresh(state)
-                && Files.isRegularFile(bundled.resolve("manifest.json"))) {
-            initCheckpoint = bundled;
-            out.println("[train] RL starts from the bundled warm start (" + BUNDLED_WARM_START + ", used only while the trainer has no checkpoint"
-                    + " of its own); --warm-start-steps N imitates from scratch instead");
-        }
-        if (initCheckpoint != null && !imitationAsked) {
-            warmStartSteps = 0;
-        }
-        if (warmStartBatch < 1 || !(warmStartLr > 0) || !(lr > 0) || !(warmStartContextWeight >= 0)) {
-            err.println("--warm-start-batch must be >= 1, --warm-start-lr and --lr > 0, --warm-start-context-weight >= 0, got " + warmStartBatch
-                    + ", " + warmStartLr + ", " + lr + " and " + warmStartContextWeight);
-            return 2;
-        }
-        if (rolloutWorkers < 1 || inferenceThreads < 1) {
-            err.println("--rollout-workers and --inference-threads must be >= 1, got " + rolloutWorkers + " and " + inferenceThreads);
-            return 2;
-        }
-        if (!(temperature > 0 && temperature <= 2)) {
-            err.println("--temperature must be in (0, 2], got " + temperature);
-            return 2;
-        }
-        try {
-            Aggregation.byName(lossAggregation);
-        } catch (IllegalArgumentException e) {
-            err.println("--loss-aggregation: " + e.getMessage());
-            return 2;
-        }
+        chooseStart(root, out);
         if (oracleRl != null && probeEvery > 0) {
             out.println("[train] --oracle-rl: no held-out probes (the oracle knows only the training tasks)");
             probeEvery = 0;
@@ -221,15 +162,8 @@ public final class TrainCommand implements Callable<Integer> {
                     + " (or `apt-get install -y bubblewrap`), or use --sandbox kubernetes");
             return 2;
         }
-        if (stale(root)) {
-            out.println("[train] building the services (missing, or older than the sources): ./mvnw -q -B -DskipTests package ...");
-            out.flush();
-            var build = new ProcessBuilder(root.resolve("mvnw").toString(), "-q", "-B", "-DskipTests", "-pl",
-                    String.join(",", Services.ALL.stream().map(x -> "services/" + x).toList()), "-am", "package").directory(root.toFile()).inheritIO();
-            if (build.start().waitFor() != 0) {
-                err.println("the build failed (see above)");
-                return 3;
-            }
+        if (!buildIfStale(root, out, err)) {
+            return 3;
         }
         Files.createDirectories(state);
         String unreachable = sandbox.equals("local") ? unreachableBySandboxes(state) : null;
@@ -273,26 +207,7 @@ public final class TrainCommand implements Callable<Integer> {
             }, "alice-rl-train-stop");
             Runtime.getRuntime().addShutdownHook(onCtrlC);
             try (services) {
-                boolean warm = warmStartSteps > 0 && !Files.exists(state.resolve(WARM_START_DONE));
-                services.startAll(warm);
-                var heldOutIds = TaskSuite.submit(infra.bootstrap, infra.kafkaClient, suite, prepared.dataset());
-                var progress = new Progress(services.supervisor(), state, heldOutIds, probeK,
-                        new Resources(services.supervisor(), state, infra.jdbcUrl, infra.user, infra.password), out);
-                if (warm) {
-                    out.printf("[train] warm start: %d supervised steps on oracle trajectories%n", warmStartSteps);
-                    progress.run(progress.step() + warmStartSteps, null, 0, "sft");
-                    Files.writeString(state.resolve(WARM_START_DONE), "step " + warmStartSteps + "\n");
-                    services.switchToRl();
-                }
-                if (!Files.exists(state.resolve(WARM_START_DONE))) { // a run again goes on with RL, whatever its options
-                    Files.writeString(state.resolve(WARM_START_DONE), "none: RL from " + (initCheckpoint != null ? initCheckpoint
-                            : modelOptions.given() ? modelOptions.model : "random weights") + "\n");
-                }
-                long from = progress.step();
-                out.printf("[train] reinforcement learning from step %d%s%s%n", from, steps > 0 ? " for " + steps + " steps" : "",
-                        minutes > 0 ? " for at most " + minutes + " min" : steps > 0 ? "" : " until Ctrl-C");
-                progress.run(steps > 0 ? from + steps : 0, minutes > 0 ? java.time.Instant.now().plusSeconds(60 * minutes) : null, probeEvery, "rl");
-                progress.finalProbe(Duration.ofMinutes(20));
+                runPhases(services, infra, suite, prepared.dataset(), out);
             }
             Runtime.getRuntime().removeShutdownHook(onCtrlC);
             var report = Report.write(state);
@@ -300,6 +215,107 @@ public final class TrainCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    /** The warm start when one is due, then RL until --steps or --minutes (or Ctrl-C), then a last held-out probe. */
+    private void runPhases(Services services, Infra infra, Path suite, String dataset, PrintWriter out) throws Exception {
+        boolean warm = warmStartSteps > 0 && !Files.exists(state.resolve(WARM_START_DONE));
+        services.startAll(warm);
+        var heldOutIds = TaskSuite.submit(infra.bootstrap, infra.kafkaClient, suite, dataset);
+        var progress = new Progress(services.supervisor(), state, heldOutIds, probeK,
+                new Resources(services.supervisor(), state, infra.jdbcUrl, infra.user, infra.password), out);
+        if (warm) {
+            out.printf("[train] warm start: %d supervised steps on oracle trajectories%n", warmStartSteps);
+            progress.run(progress.step() + warmStartSteps, null, 0, "sft");
+            Files.writeString(state.resolve(WARM_START_DONE), "step " + warmStartSteps + "\n");
+            services.switchToRl();
+        }
+        if (!Files.exists(state.resolve(WARM_START_DONE))) { // a run again goes on with RL, whatever its options
+            Files.writeString(state.resolve(WARM_START_DONE), "none: RL from " + (initCheckpoint != null ? initCheckpoint
+                    : modelOptions.given() ? modelOptions.model : "random weights") + "\n");
+        }
+        long from = progress.step();
+        out.printf("[train] reinforcement learning from step %d%s%s%n", from, steps > 0 ? " for " + steps + " steps" : "",
+                minutes > 0 ? " for at most " + minutes + " min" : steps > 0 ? "" : " until Ctrl-C");
+        progress.run(steps > 0 ? from + steps : 0, minutes > 0 ? java.time.Instant.now().plusSeconds(60 * minutes) : null, probeEvery, "rl");
+        progress.finalProbe(Duration.ofMinutes(20));
+    }
+
+    /** Builds the services when their packages are missing or older than the sources; false when the build failed. */
+    private static boolean buildIfStale(Path root, PrintWriter out, PrintWriter err) throws Exception {
+        if (!stale(root)) {
+            return true;
+        }
+        out.println("[train] building the services (missing, or older than the sources): ./mvnw -q -B -DskipTests package ...");
+        out.flush();
+        var build = new ProcessBuilder(root.resolve("mvnw").toString(), "-q", "-B", "-DskipTests", "-pl",
+                String.join(",", Services.ALL.stream().map(x -> "services/" + x).toList()), "-am", "package").directory(root.toFile()).inheritIO();
+        if (build.start().waitFor() != 0) {
+            err.println("the build failed (see above)");
+            return false;
+        }
+        return true;
+    }
+
+    /** What is wrong with the options, named as the user wrote them; null when nothing is. */
+    private String badOptions() {
+        if (!sandbox.equals("local") && !sandbox.equals("kubernetes")) {
+            return "--sandbox must be local or kubernetes, got '" + sandbox + "'";
+        }
+        if (kafkaConfig != null && kafka == null) {
+            return "--kafka-config is for an external broker: give --kafka too (the run's own broker is PLAINTEXT on loopback)";
+        }
+        if (kafkaConfig != null && !Files.isReadable(kafkaConfig)) {
+            return "--kafka-config: cannot read " + kafkaConfig;
+        }
+        if (oracleRl != null && !(oracleRl >= 0 && oracleRl <= 1)) {
+            return "--oracle-rl is a probability in [0, 1], got " + oracleRl;
+        }
+        if (initCheckpoint != null && !Files.isRegularFile(initCheckpoint.resolve("manifest.json"))) {
+            return "--init-checkpoint " + initCheckpoint + " is not a checkpoint folder (no manifest.json in it)";
+        }
+        String problem = taskOptions.problem() != null ? taskOptions.problem() : modelOptions.given() ? modelOptions.problem() : null;
+        if (problem != null) {
+            return problem;
+        }
+        if (warmStartBatch < 1 || !(warmStartLr > 0) || !(lr > 0) || !(warmStartContextWeight >= 0)) {
+            return "--warm-start-batch must be >= 1, --warm-start-lr and --lr > 0, --warm-start-context-weight >= 0, got " + warmStartBatch
+                    + ", " + warmStartLr + ", " + lr + " and " + warmStartContextWeight;
+        }
+        if (rolloutWorkers < 1 || inferenceThreads < 1) {
+            return "--rollout-workers and --inference-threads must be >= 1, got " + rolloutWorkers + " and " + inferenceThreads;
+        }
+        if (!(temperature > 0 && temperature <= 2)) {
+            return "--temperature must be in (0, 2], got " + temperature;
+        }
+        try {
+            Aggregation.byName(lossAggregation);
+        } catch (IllegalArgumentException e) {
+            return "--loss-aggregation: " + e.getMessage();
+        }
+        return null;
+    }
+
+    /**
+     * Where RL starts: a given checkpoint (imitating first only when asked), the bundled warm start
+     * on a fresh state folder of the built-in model, or — for a pretrained model — its own weights,
+     * with no imitation unless asked.
+     */
+    private void chooseStart(Path root, PrintWriter out) {
+        boolean imitationAsked = spec.commandLine().getParseResult().hasMatchedOption("--warm-start-steps");
+        if (modelOptions.given() && !imitationAsked) {
+            warmStartSteps = 0; // a pretrained model already writes calls; the bundled warm start is the built-in model's
+        }
+        Path bundled = root.resolve(BUNDLED_WARM_START);
+        if (initCheckpoint == null && !imitationAsked && oracleRl == null && !modelOptions.given() && fresh(state)
+                && Files.isRegularFile(bundled.resolve("manifest.json"))) {
+            initCheckpoint = bundled;
+            out.println("[train] RL starts from the bundled warm start (" + BUNDLED_WARM_START + ", used only while the trainer has no checkpoint"
+                    + " of its own); --warm-start-steps N imitates from scratch instead");
+        }
+        if (initCheckpoint != null && !imitationAsked) {
+            warmStartSteps = 0;
+        }
     }
 
     /** True when a service package is missing or older than a source or pom of the libraries and services. */
