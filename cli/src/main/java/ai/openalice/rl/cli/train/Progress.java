@@ -88,8 +88,7 @@ final class Progress {
             if (stalled != null) {
                 view.note("[" + phase + "] " + stalled);
             }
-            // the trainer's ledger keeps a row per rollout for good; the dispatcher's counts only its history window
-            resources.maybeSample(trainer.path("samples").asLong(stats.at("/rollouts/scored").asLong()));
+            resources.maybeSample(scored(trainer, stats));
             if ((untilStep > 0 && step >= untilStep) || (until != null && java.time.Instant.now().isAfter(until))) {
                 return;
             }
@@ -176,7 +175,7 @@ final class Progress {
     private void record(String phase, long step, long version, JsonNode trainer, JsonNode stats, Duration elapsed, Duration remaining)
             throws Exception {
         long now = System.currentTimeMillis();
-        long scored = stats.at("/rollouts/scored").asLong();
+        long scored = scored(trainer, stats);
         double rate = lastScored < 0 ? 0 : (scored - lastScored) * 1000.0 / Math.max(1, now - lastTime);
         lastScored = scored;
         lastTime = now;
@@ -201,6 +200,15 @@ final class Progress {
 
     private void append(String file, JsonNode rec) throws Exception {
         Files.writeString(state.resolve(file), rec.toString() + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    }
+
+    /**
+     * Rollouts scored so far: the trainer's ledger keeps a row per rollout for good, while the
+     * dispatcher counts only its history window — once that is pruned its count falls, and a rate
+     * from it went negative (seen in a soak with a 10-minute window: -3.16 rollouts/s).
+     */
+    static long scored(JsonNode trainerStatus, JsonNode dispatcherStats) {
+        return trainerStatus.path("samples").isNumber() ? trainerStatus.get("samples").asLong() : dispatcherStats.at("/rollouts/scored").asLong();
     }
 
     private static Double num(JsonNode n, String f) {
