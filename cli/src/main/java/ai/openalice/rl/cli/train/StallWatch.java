@@ -49,8 +49,9 @@ final class StallWatch {
         var reasons = new StringBuilder();
         delta.forEach((k, n) -> reasons.append(reasons.isEmpty() ? "" : ", ").append(k).append(' ').append(n));
         String hint = delta.keySet().stream().anyMatch(ONE_OUTCOME::contains)
-                ? "; a group whose rollouts all failed (or all solved) teaches GRPO nothing, so a model that never solves these tasks never"
-                        + " steps: easier tasks, a warm start (--warm-start-steps), or a larger --group-size"
+                ? "; a group whose rollouts all scored alike (all failed, or all solved) teaches GRPO nothing — if no step comes for long,"
+                        + " the tasks are too hard or too easy for the model: other tasks, a warm start (--warm-start-steps), or a larger"
+                        + " --group-size"
                 : "";
         return String.format("no step for %d s: since step %d the trainer left out %s (trainer_dropped_total)%s", (nowMs - since) / 1000, step,
                 reasons, hint);

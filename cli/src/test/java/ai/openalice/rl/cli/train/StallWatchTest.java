@@ -21,8 +21,8 @@ class StallWatchTest {
         String note = w.observe(65_000, 3, dropped("{\"stale\": 3, \"all_outcomes_equal\": 9}"));
         // since step 3: all_outcomes_equal 9 - 0 = 9, stale 3 - 2 = 1 (sorted by reason)
         assertEquals("no step for 65 s: since step 3 the trainer left out all_outcomes_equal 9, stale 1 (trainer_dropped_total); a group whose"
-                + " rollouts all failed (or all solved) teaches GRPO nothing, so a model that never solves these tasks never steps: easier tasks,"
-                + " a warm start (--warm-start-steps), or a larger --group-size", note);
+                + " rollouts all scored alike (all failed, or all solved) teaches GRPO nothing — if no step comes for long, the tasks are too hard"
+                + " or too easy for the model: other tasks, a warm start (--warm-start-steps), or a larger --group-size", note);
         assertNull(w.observe(90_000, 3, dropped("{\"stale\": 3, \"all_outcomes_equal\": 12}")), "once a minute");
         assertTrue(w.observe(126_000, 3, dropped("{\"stale\": 3, \"all_outcomes_equal\": 12}")).startsWith("no step for 126 s: since step 3"
                 + " the trainer left out all_outcomes_equal 12, stale 1 (trainer"), "counted from the step, not from the last note");
