@@ -219,7 +219,12 @@ class TrainerServiceTest {
         assertNotNull(dlq.getFirst().headers().lastHeader("dead-letter-reason"));
         assertTrue(new String(dlq.getFirst().headers().lastHeader("dead-letter-reason").value()).length() > 10);
 
-        // retention: 17 samples — step 1: A, C (4); dropped: B, E, S, hot (8); step 2: F (2 trained + 1 infra), H (2)
+        // retention: 17 samples — step 1: A, C (4); dropped: B, E, S, hot (8); step 2: F (2 trained + 1 infra), H (2). A group is
+        // dropped on its first member, so the second member of E, S or hot may still be on its way (another partition): wait for it
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (withTrajectory() < 17 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
         assertEquals(17, withTrajectory());
         var soon = java.time.Instant.now().plusSeconds(5);
         assertEquals(12, store.dropTrajectories(1, soon, 1000), "step 1's samples and the dropped groups'");
