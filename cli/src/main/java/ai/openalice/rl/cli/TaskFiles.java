@@ -10,15 +10,20 @@ public final class TaskFiles {
 
     public static ObjectNode portable(Task task) {
         ObjectNode raw = task.raw().deepCopy();
-        String path = switch (task.workspace()) {
+        String path = localPath(task.workspace());
+        if (path != null && raw.get("workspace") instanceof ObjectNode ws) {
+            ws.put("path", path);
+        }
+        return raw;
+    }
+
+    /** The host path a workspace is copied from (git, folder, tarball); null for an image or a mirror. */
+    public static String localPath(WorkspaceSpec workspace) {
+        return switch (workspace) {
             case WorkspaceSpec.Git g -> g.path();
             case WorkspaceSpec.Dir d -> d.path();
             case WorkspaceSpec.Tarball t -> t.path();
             default -> null;
         };
-        if (path != null && raw.get("workspace") instanceof ObjectNode ws) {
-            ws.put("path", path);
-        }
-        return raw;
     }
 }

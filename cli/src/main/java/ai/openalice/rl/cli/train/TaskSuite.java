@@ -163,12 +163,7 @@ final class TaskSuite {
                             + ", which does not exist (git clone --mirror https://github.com/" + m.repo() + " there)");
                 }
             }
-            String local = switch (t.workspace()) {
-                case WorkspaceSpec.Git g -> g.path();
-                case WorkspaceSpec.Dir d -> d.path();
-                case WorkspaceSpec.Tarball tb -> tb.path();
-                default -> null;
-            };
+            String local = TaskFiles.localPath(t.workspace());
             if (local != null && !Files.exists(Path.of(local))) {
                 throw new Refused("--tasks " + file + ": task " + t.instanceId() + "'s workspace " + local + " does not exist");
             }

@@ -25,6 +25,17 @@ public final class SandboxReadable {
         return runningAsRoot() ? check(folders) : List.of();
     }
 
+    /**
+     * Stops a service's start when sandboxes could not read a folder it mounts ({@code service}
+     * names it in the message); the map's keys are the settings that name the folders.
+     */
+    public static void requireReadable(String service, Map<String, Path> folders) {
+        var problems = problems(folders);
+        if (!problems.isEmpty()) {
+            throw new IllegalStateException("sandboxes could not read what the " + service + " mounts: " + String.join("; ", problems));
+        }
+    }
+
     /** The same check whatever the uid (tests). */
     static List<String> check(Map<String, Path> folders) {
         var out = new ArrayList<String>();

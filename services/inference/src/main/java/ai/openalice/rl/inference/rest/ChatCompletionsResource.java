@@ -77,7 +77,7 @@ public class ChatCompletionsResource {
             message.put("content", reply.content());
             message.put("refusal", null);
             if (!reply.calls().isEmpty()) {
-                message.put("tool_calls", reply.calls());
+                message.put("tool_calls", reply.calls().stream().map(Call::whole).toList());
             }
             m.put("message", message);
             m.put("tokens", c.tokens());
@@ -158,7 +158,7 @@ public class ChatCompletionsResource {
      * that parse — the text before the first call (null when none) and the calls, finished as
      * {@code tool_calls}. A call that does not parse stays text: the client could not run it.
      */
-    record Reply(String content, List<Map<String, Object>> calls, String finish) {
+    record Reply(String content, List<Call> calls, String finish) {
         static Reply of(Completion c, boolean toolsOffered) {
             List<ToolCalls.Call> calls;
             try {
@@ -170,19 +170,39 @@ public class ChatCompletionsResource {
                 return new Reply(c.text(), List.of(), Generator.finishReason(c));
             }
             String before = c.text().substring(0, calls.getFirst().start()).replace("<tool_call>", "").strip();
-            return new Reply(before.isEmpty() ? null : before, calls.stream().map(ChatCompletionsResource::toolCall).toList(), "tool_calls");
+            return new Reply(before.isEmpty() ? null : before, calls.stream().map(Call::of).toList(), "tool_calls");
         }
     }
 
-    private static Map<String, Object> toolCall(ToolCalls.Call call) {
-        var f = new LinkedHashMap<String, Object>();
-        f.put("name", call.name());
-        f.put("arguments", call.arguments().toString());
-        var out = new LinkedHashMap<String, Object>();
-        out.put("id", "call_" + UUID.randomUUID().toString().replace("-", "").substring(0, 24));
-        out.put("type", "function");
-        out.put("function", f);
-        return out;
+    /** A tool call as the client gets it: an id of its own, the function's name, its arguments as a JSON string. */
+    record Call(String id, String name, String arguments) {
+        static Call of(ToolCalls.Call call) {
+            return new Call("call_" + UUID.randomUUID().toString().replace("-", "").substring(0, 24), call.name(), call.arguments().toString());
+        }
+
+        /** In a message: id, type and the function whole. */
+        Map<String, Object> whole() {
+            return head(null, arguments);
+        }
+
+        /** The first streamed delta of call {@code index}: id, type, name and empty arguments (the next delta carries them). */
+        Map<String, Object> head(int index) {
+            return head(index, "");
+        }
+
+        private Map<String, Object> head(Integer index, String args) {
+            var out = new LinkedHashMap<String, Object>();
+            if (index != null) {
+                out.put("index", index);
+            }
+            out.put("id", id);
+            out.put("type", "function");
+            var f = new LinkedHashMap<String, Object>();
+            f.put("name", name);
+            f.put("arguments", args);
+            out.put("function", f);
+            return out;
+        }
     }
 
     /**
@@ -200,17 +220,10 @@ public class ChatCompletionsResource {
                 chunks.add(chunk(id, created, v, i, Map.of("content", reply.content()), null));
             }
             for (int j = 0; j < reply.calls().size(); j++) {
-                var call = reply.calls().get(j);
-                @SuppressWarnings("unchecked")
-                var function = (Map<String, Object>) call.get("function");
-                var head = new LinkedHashMap<String, Object>();
-                head.put("index", j);
-                head.put("id", call.get("id"));
-                head.put("type", "function");
-                head.put("function", Map.of("name", function.get("name"), "arguments", ""));
-                chunks.add(chunk(id, created, v, i, Map.of("tool_calls", List.of(head)), null));
-                chunks.add(chunk(id, created, v, i, Map.of("tool_calls", List.of(Map.of("index", j, "function",
-                        Map.of("arguments", function.get("arguments"))))), null));
+                Call call = reply.calls().get(j);
+                chunks.add(chunk(id, created, v, i, Map.of("tool_calls", List.of(call.head(j))), null));
+                chunks.add(chunk(id, created, v, i, Map.of("tool_calls", List.of(Map.of("index", j, "function", Map.of("arguments",
+                        call.arguments())))), null));
             }
             chunks.add(chunk(id, created, v, i, Map.of(), reply.finish()));
         }

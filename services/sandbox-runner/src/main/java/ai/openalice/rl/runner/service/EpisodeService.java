@@ -86,10 +86,7 @@ public class EpisodeService {
         mounted.put("runner.mirrors", config.mirrors().orElse(null));
         mounted.put("runner.maven-repository", config.mavenRepository().orElse(null));
         mounted.put("runner.maven-home", config.mavenHome().orElse(null));
-        var unreadable = ai.openalice.rl.harness.SandboxReadable.problems(mounted);
-        if (!unreadable.isEmpty()) {
-            throw new IllegalStateException("sandboxes could not read what the runner mounts: " + String.join("; ", unreadable));
-        }
+        ai.openalice.rl.harness.SandboxReadable.requireReadable("runner", mounted);
         var backend = SandboxBackends.open(config.sandboxBackend(), config.sandboxRoot(), this::kubernetesSettings,
                 () -> new KubernetesClientBuilder().build());
         SandboxBackends.warmUp(backend);

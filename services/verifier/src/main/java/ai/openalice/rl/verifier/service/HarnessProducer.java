@@ -35,10 +35,7 @@ public class HarnessProducer {
         mounted.put("verifier.maven-repository", config.mavenRepository().orElse(null));
         mounted.put("verifier.maven-home", config.mavenHome().orElse(null));
         mounted.put("verifier.npm-cache", config.npmCache().orElse(null));
-        var problems = ai.openalice.rl.harness.SandboxReadable.problems(mounted);
-        if (!problems.isEmpty()) {
-            throw new IllegalStateException("sandboxes could not read what the verifier mounts: " + String.join("; ", problems));
-        }
+        ai.openalice.rl.harness.SandboxReadable.requireReadable("verifier", mounted);
         var options = VerifierOptions.defaults().withReruns(config.reruns(), config.flakyRule())
                 .withMaven(config.mavenRepository().orElse(null), config.mavenHome().orElse(null)).withNpmCache(config.npmCache().orElse(null))
                 .withMirrors(config.mirrors().orElse(null));
