@@ -356,11 +356,14 @@ public final class TrainCommand implements Callable<Integer> {
                 + ", or choose another --state)";
     }
 
-    /** A fresh machine lacks bubblewrap: {@code dev/stack install} installs it as root, or names the command to run. */
+    /**
+     * A fresh machine lacks bubblewrap: {@code dev/stack install --system} installs it as root, or
+     * names the command to run (the Debian packages alone: the tests' Python environment is not the run's).
+     */
     private static boolean installSandboxTools(Path root, PrintWriter out) throws Exception {
-        out.println("[train] bubblewrap (bwrap) is missing: dev/stack install ...");
+        out.println("[train] bubblewrap (bwrap) is missing: dev/stack install --system ...");
         out.flush();
-        int exit = new ProcessBuilder(root.resolve("dev/stack").toString(), "install").inheritIO().start().waitFor();
+        int exit = new ProcessBuilder(root.resolve("dev/stack").toString(), "install", "--system").inheritIO().start().waitFor();
         return exit == 0 && onPath("bwrap");
     }
 

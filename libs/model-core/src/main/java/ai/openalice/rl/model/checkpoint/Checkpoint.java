@@ -94,7 +94,7 @@ public final class Checkpoint {
 
     /** Files of a HuggingFace model folder a checkpoint carries over as they are (those present). */
     static final java.util.List<String> HF_SIDECARS = java.util.List.of("config.json", "tokenizer.json", "tokenizer_config.json",
-            "generation_config.json", "special_tokens_map.json");
+            "generation_config.json", "special_tokens_map.json", "chat_template.jinja"); // transformers 5 saves the template beside tokenizer_config.json
 
     /**
      * Writes a checkpoint of a HuggingFace-family model into {@code dir} (which must not exist yet):
