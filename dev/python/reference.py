@@ -6,6 +6,10 @@
       {"tokens": [...]}: greedy generate's new tokens (stops at the model's end tokens)
   reference.py chat --model DIR --messages FILE [--tools FILE] [--no-generation-prompt]
       {"text": ..., "ids": [...]}: apply_chat_template's rendering and its token ids
+  reference.py tiny-families --out DIR --tokens 1,2,3
+      tiny random models of each family alice-rl reads, in each weight type, written by transformers'
+      own save_pretrained (DIR/<family>-<dtype>), each with a random LoRA adapter written by PEFT
+      (DIR/<family>-<dtype>-adapter); {"<family>-<dtype>": {"logprobs": [...], "adapted": [...]}}
 """
 import argparse
 import json
@@ -56,6 +60,53 @@ def chat(a):
     return {"text": text, "ids": tokenizer(text, add_special_tokens=False)["input_ids"]}
 
 
+FAMILIES = {
+    # small widths, two layers, grouped-query attention; no sliding window (alice-rl refuses it)
+    "llama": dict(model_type="llama", attention_bias=True, rope_theta=500000.0,
+                  rope_scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                "original_max_position_embeddings": 32}),
+    "mistral": dict(model_type="mistral", sliding_window=None),
+    "qwen2": dict(model_type="qwen2", use_sliding_window=False, tie_word_embeddings=True),
+    "qwen3": dict(model_type="qwen3", head_dim=16, use_sliding_window=False),
+}
+
+
+def tiny_families(a):
+    import os
+    import zlib
+    from peft import LoraConfig, get_peft_model
+    from tokenizers import Tokenizer
+    from tokenizers.models import WordLevel
+    from transformers import AutoConfig
+    tokens = ids(a.tokens)
+    vocab = 64
+    out = {}
+    for family, extra in FAMILIES.items():
+        for dtype in ("float32", "bfloat16", "float16"):
+            name = f"{family}-{dtype}"
+            kw = dict(vocab_size=vocab, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4,
+                      num_key_value_heads=2, max_position_embeddings=256, initializer_range=0.3, rms_norm_eps=1e-5)
+            kw.update(extra)
+            config = AutoConfig.for_model(**kw)
+            torch.manual_seed(zlib.crc32(name.encode()))
+            model = AutoModelForCausalLM.from_config(config, dtype=torch.float32).to(getattr(torch, dtype))
+            folder = os.path.join(a.out, name)
+            model.save_pretrained(folder)
+            Tokenizer(WordLevel({f"w{i}": i for i in range(vocab)}, unk_token="w0")).save(os.path.join(folder, "tokenizer.json"))
+            base = load(folder)
+            with torch.no_grad():
+                plain = torch.log_softmax(base(torch.tensor([tokens])).logits[0].double(), dim=-1)
+            peft_config = LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj", "gate_proj"], init_lora_weights=False)
+            adapted_model = get_peft_model(base, peft_config)
+            adapted_model.save_pretrained(folder + "-adapter")
+            adapted_model.eval()
+            with torch.no_grad():
+                adapted = torch.log_softmax(adapted_model(torch.tensor([tokens])).logits[0].double(), dim=-1)
+            out[name] = {"logprobs": [plain[i, tokens[i + 1]].item() for i in range(len(tokens) - 1)],
+                         "adapted": [adapted[i, tokens[i + 1]].item() for i in range(len(tokens) - 1)]}
+    return out
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="command", required=True)
@@ -72,8 +123,11 @@ def main():
     s.add_argument("--messages", required=True)
     s.add_argument("--tools")
     s.add_argument("--no-generation-prompt", action="store_true")
+    s = sub.add_parser("tiny-families")
+    s.add_argument("--out", required=True)
+    s.add_argument("--tokens", required=True)
     a = p.parse_args()
-    result = {"logprobs": logprobs, "generate": generate, "chat": chat}[a.command](a)
+    result = {"logprobs": logprobs, "generate": generate, "chat": chat, "tiny-families": tiny_families}[a.command](a)
     sys.stdout.write(json.dumps(result) + "\n")
 
 
