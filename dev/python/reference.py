@@ -6,6 +6,9 @@
       {"tokens": [...]}: greedy generate's new tokens (stops at the model's end tokens)
   reference.py chat --model DIR --messages FILE [--tools FILE] [--no-generation-prompt]
       {"text": ..., "ids": [...]}: apply_chat_template's rendering and its token ids
+  reference.py chat-cases --cases FILE
+      FILE: [{"model": DIR, "messages": [...], "tools": [...] or null, "add_generation_prompt": bool,
+      "variables": {...}}, ...]; [{"text": ..., "ids": [...]} or {"error": "..."} per case], in one process
   reference.py tiny-families --out DIR --tokens 1,2,3
       tiny random models of each family alice-rl reads, in each weight type, written by transformers'
       own save_pretrained (DIR/<family>-<dtype>), each with a random LoRA adapter written by PEFT
@@ -58,6 +61,23 @@ def chat(a):
             tools = json.load(f)
     text = tokenizer.apply_chat_template(messages, tools=tools, add_generation_prompt=not a.no_generation_prompt, tokenize=False)
     return {"text": text, "ids": tokenizer(text, add_special_tokens=False)["input_ids"]}
+
+
+def chat_cases(a):
+    with open(a.cases) as f:
+        cases = json.load(f)
+    tokenizers = {}
+    out = []
+    for case in cases:
+        tokenizer = tokenizers.setdefault(case["model"], AutoTokenizer.from_pretrained(case["model"]))
+        try:
+            text = tokenizer.apply_chat_template(case["messages"], tools=case.get("tools"), tokenize=False,
+                                                 add_generation_prompt=case.get("add_generation_prompt", True),
+                                                 **case.get("variables", {}))
+            out.append({"text": text, "ids": tokenizer(text, add_special_tokens=False)["input_ids"]})
+        except Exception as e:  # a template that raises, as the case may mean it to
+            out.append({"error": f"{type(e).__name__}: {e}"})
+    return {"results": out}
 
 
 FAMILIES = {
@@ -123,11 +143,13 @@ def main():
     s.add_argument("--messages", required=True)
     s.add_argument("--tools")
     s.add_argument("--no-generation-prompt", action="store_true")
+    s = sub.add_parser("chat-cases")
+    s.add_argument("--cases", required=True)
     s = sub.add_parser("tiny-families")
     s.add_argument("--out", required=True)
     s.add_argument("--tokens", required=True)
     a = p.parse_args()
-    result = {"logprobs": logprobs, "generate": generate, "chat": chat, "tiny-families": tiny_families}[a.command](a)
+    result = {"logprobs": logprobs, "generate": generate, "chat": chat, "chat-cases": chat_cases, "tiny-families": tiny_families}[a.command](a)
     sys.stdout.write(json.dumps(result) + "\n")
 
 

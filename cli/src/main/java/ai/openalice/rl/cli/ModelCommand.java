@@ -23,8 +23,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code alice-rl model}: check a HuggingFace model folder (and adapter) as alice-rl reads it, and turn it into a servable checkpoint. */
-@Command(name = "model", mixinStandardHelpOptions = true, description = "Bring your own model: score tokens with it, or export it as a checkpoint.",
-        subcommands = {ModelCommand.ScoreCommand.class, ModelCommand.ExportCommand.class})
+@Command(name = "model", mixinStandardHelpOptions = true, description = "Bring your own model: score tokens with it, export it as a checkpoint, or see what its chat template renders.",
+        subcommands = {ModelCommand.ScoreCommand.class, ModelCommand.ExportCommand.class, ChatCommand.class})
 final class ModelCommand {
     static final int BAD_INPUT = 2;
     static final int FAILED = 3;

@@ -111,20 +111,52 @@ public final class ChatTemplate {
     }
 
     /**
-     * Renders a conversation. {@code messages} is a JSON array of OpenAI-style messages
-     * ({@code role}, {@code content}, {@code tool_calls}, {@code tool_call_id}); {@code tools} a JSON
-     * array of tool definitions or null (then {@code tools} is undefined in the template, as when
-     * transformers is given none).
+     * Renders a conversation as transformers 5's {@code apply_chat_template} does. {@code messages} is
+     * a JSON array of OpenAI-style messages ({@code role}, {@code content}, {@code tool_calls},
+     * {@code tool_call_id}); {@code tools} a JSON array of tool definitions or null. As there,
+     * {@code tools} and {@code documents} are always defined (None when not given: a template's
+     * {@code tools is not none} is false, {@code tools is defined} true), and a message's reasoning
+     * is given under each name templates read it by ({@link #aliasReasoning}).
      */
     public String render(JsonNode messages, JsonNode tools, boolean addGenerationPrompt, Map<String, Object> extra) {
         var globals = new LinkedHashMap<String, Object>(Builtins.globals(clock));
         globals.putAll(specialTokens);
-        globals.put("messages", Values.of(messages));
-        if (tools != null && !tools.isNull()) {
-            globals.put("tools", Values.of(tools));
-        }
+        globals.put("messages", Values.of(aliasReasoning(messages)));
+        globals.put("tools", tools == null || tools.isNull() ? null : Values.of(tools));
+        globals.put("documents", null);
         globals.put("add_generation_prompt", addGenerationPrompt);
         extra.forEach((k, v) -> globals.put(k, v instanceof JsonNode n ? Values.of(n) : v));
         return new Interpreter(globals).render(body);
+    }
+
+    /**
+     * transformers' aliasing of reasoning (5.x): a message carrying reasoning under
+     * {@code reasoning_content}, {@code thinking} or {@code reasoning} (the first not null, in that
+     * order) gets it as {@code reasoning_content} too, and as {@code thinking} unless it has one
+     * (gpt-oss templates read {@code thinking}, Qwen3's {@code reasoning_content}).
+     */
+    static JsonNode aliasReasoning(JsonNode messages) {
+        if (messages == null || !messages.isArray()) {
+            return messages;
+        }
+        var out = JSON.createArrayNode();
+        for (JsonNode m : messages) {
+            JsonNode reasoning = null;
+            for (String field : List.of("reasoning_content", "thinking", "reasoning")) {
+                if (reasoning == null && m.isObject() && m.hasNonNull(field)) {
+                    reasoning = m.get(field);
+                }
+            }
+            if (reasoning == null) {
+                out.add(m);
+                continue;
+            }
+            var aliased = JSON.createObjectNode();
+            aliased.set("thinking", reasoning); // first, as Python's {"thinking": r, **message, ...} orders it
+            aliased.setAll((com.fasterxml.jackson.databind.node.ObjectNode) m);
+            aliased.set("reasoning_content", reasoning);
+            out.add(aliased);
+        }
+        return out;
     }
 }
