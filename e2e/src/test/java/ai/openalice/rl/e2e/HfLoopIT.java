@@ -80,7 +80,7 @@ class HfLoopIT {
             assertFalse(Files.exists(dir.resolve("model.safetensors")), "the base stays in its folder");
             LoopIT.awaitServed(s, 1);
 
-            Trajectory t = sampledEpisode(Duration.ofMinutes(2));
+            Trajectory t = sampledEpisode(suffix, Duration.ofMinutes(2));
             try (var tok = HuggingFaceTokenizer.forModel(model)) {
                 Turn first = t.turns().getFirst();
                 String opening = tok.decode(first.promptDeltaTokenIds().stream().mapToInt(Integer::intValue).toArray());
@@ -96,7 +96,7 @@ class HfLoopIT {
     }
 
     /** An episode the runner played with the model (one with at least one turn), from rollouts.completed. */
-    private Trajectory sampledEpisode(Duration wait) throws Exception {
+    static Trajectory sampledEpisode(String suffix, Duration wait) throws Exception {
         return TopicScan.<RolloutCompleted>first(Topic.ROLLOUTS_COMPLETED, suffix, wait, done -> !trajectory(done).turns().isEmpty())
                 .map(HfLoopIT::trajectory)
                 .orElseThrow(() -> new AssertionError("no rollouts.completed with a turn within " + wait + "; see the logs in " + LoopIT.LOGS));

@@ -92,8 +92,24 @@ final class ModelOptions {
         }
     }
 
+    /**
+     * A JVM heap for a service that keeps the model's weights on it as float32 arrays {@code copies}
+     * times over, beside the 768 MiB every service gets: the trainer holds the weights, the merged
+     * weights of a LoRA checkpoint and the export's buffers (4); the inference service a checkpoint's
+     * weights while it loads one beside the one it serves (2). SmolLM2-135M (540 MB of float32) ran
+     * out of the default 768 MiB in the trainer at start.
+     */
+    String heap(int copies) {
+        try {
+            long mib = HfConfig.read(model).parameters() * 4 * copies >> 20;
+            return "-Xmx" + (768 + mib) + "m";
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     List<String> trainerArgs() {
-        var args = new ArrayList<String>(List.of("-Dtrainer.init-model=" + model.toAbsolutePath()));
+        var args = new ArrayList<String>(List.of(heap(4), "-Dtrainer.init-model=" + model.toAbsolutePath()));
         if (adapter != null) {
             args.add("-Dtrainer.init-adapter=" + adapter.toAbsolutePath());
         }

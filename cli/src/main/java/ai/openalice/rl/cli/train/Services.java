@@ -57,8 +57,8 @@ final class Services implements AutoCloseable {
 
     void startAll(boolean warmStart) throws Exception {
         // A larger heap than the others: two loaded versions may each keep up to 128 MiB of prefix cache.
-        supervisor.start("inference", List.of("-Xmx1g", "-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest",
-                "-Dinference.threads=" + s.inferenceThreads()));
+        supervisor.start("inference", List.of(s.model() != null ? s.model().heap(2) : "-Xmx1g",
+                "-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest", "-Dinference.threads=" + s.inferenceThreads()));
         supervisor.start("trainer", trainer(warmStart ? "sft" : "rl"), LEARNER_MALLOC);
         supervisor.start("rubric-prm", List.of("-Drubric.submit-required=" + s.submitRequired()));
         var verifier = new ArrayList<>(List.of("-Dverifier.sandbox-root=" + state.resolve("sandboxes/verifier")));

@@ -151,6 +151,19 @@ public record HfConfig(Family family, String modelType, int vocabSize, int hidde
         return kvHeads * headDim;
     }
 
+    /** How many numbers the model's weights hold (every tensor of {@link #tensors()}). */
+    public long parameters() {
+        long n = 0;
+        for (long[] shape : tensors().values()) {
+            long size = 1;
+            for (long d : shape) {
+                size *= d;
+            }
+            n += size;
+        }
+        return n;
+    }
+
     /**
      * Every tensor the model reads, by its HuggingFace name, with its shape as the checkpoint stores
      * it (a linear layer's weight is [out, in]); in a fixed order. A tied model has no
