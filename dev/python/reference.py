@@ -2,7 +2,7 @@
 
   reference.py logprobs --model DIR [--adapter DIR] --tokens 1,2,3
       {"logprobs": [log p(t[i+1] | t[0..i]) ...]}, float32 as loaded, computed in float64 from the logits
-  reference.py generate --model DIR --tokens 1,2,3 --max-new-tokens N
+  reference.py generate --model DIR [--adapter DIR] --tokens 1,2,3 --max-new-tokens N
       {"tokens": [...]}: greedy generate's new tokens (stops at the model's end tokens)
   reference.py chat --model DIR --messages FILE [--tools FILE] [--no-generation-prompt]
       {"text": ..., "ids": [...]}: apply_chat_template's rendering and its token ids
@@ -46,7 +46,7 @@ def logprobs(a):
 def generate(a):
     tokens = ids(a.tokens)
     with torch.no_grad():
-        out = load(a.model).generate(torch.tensor([tokens]), attention_mask=torch.ones(1, len(tokens), dtype=torch.long),
+        out = load(a.model, a.adapter).generate(torch.tensor([tokens]), attention_mask=torch.ones(1, len(tokens), dtype=torch.long),
                                      max_new_tokens=a.max_new_tokens, do_sample=False)
     return {"tokens": out[0][len(tokens):].tolist()}
 
@@ -136,6 +136,7 @@ def main():
     s.add_argument("--tokens", required=True)
     s = sub.add_parser("generate")
     s.add_argument("--model", required=True)
+    s.add_argument("--adapter")
     s.add_argument("--tokens", required=True)
     s.add_argument("--max-new-tokens", type=int, required=True)
     s = sub.add_parser("chat")

@@ -56,7 +56,8 @@ public final class OpenAiPolicy implements Policy {
         this.fixedVersion = fixedVersion;
         this.timeout = timeout;
         this.outageGrace = outageGrace;
-        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        // HTTP/1.1: an h2c upgrade request makes uvicorn (vLLM's, SGLang's server) drop the body
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
     }
 
     @Override

@@ -16,7 +16,10 @@ final class EngineHttp {
 
     private final URI base;
     private final String apiKey;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    // HTTP/1.1: by default Java's client asks a plain-http server to upgrade to HTTP/2 (h2c), and
+    // uvicorn — vLLM's and SGLang's server — then drops the request's body (a real vLLM answered every
+    // load_lora_adapter with 400 "body: Field required").
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
     private final Duration timeout;
 
     EngineHttp(URI base, String apiKey, Duration timeout) {
