@@ -40,7 +40,8 @@ class ModelOptionsTest {
         Path hermes = model(tmp.resolve("hermes"), "{% for m in messages %}{{ m.content }}{% endfor %}<tool_call>");
         var o = parse("--model", hermes.toString(), "--lora-rank", "8", "--lora-alpha", "32", "--lora-targets", "q_proj,k_proj,v_proj");
         assertNull(o.problem());
-        assertEquals(List.of("-Dtrainer.init-model=" + hermes.toAbsolutePath(), "-Dtrainer.lora.rank=8", "-Dtrainer.lora.alpha=32.0",
+        // the heap: 768 MiB + 4 float32 copies of a tiny model's weights (well under 1 MiB, so nothing more)
+        assertEquals(List.of("-Xmx768m", "-Dtrainer.init-model=" + hermes.toAbsolutePath(), "-Dtrainer.lora.rank=8", "-Dtrainer.lora.alpha=32.0",
                 "-Dtrainer.lora.targets=q_proj,k_proj,v_proj"), o.trainerArgs());
         // the tiny model's max_position_embeddings is 64: below the profile's 4,096, so the episodes get 64
         assertEquals(List.of("-Drunner.model-dir=" + hermes.toAbsolutePath(), "-Drunner.tool-call-format=json", "-Drunner.system-prompt=full",
