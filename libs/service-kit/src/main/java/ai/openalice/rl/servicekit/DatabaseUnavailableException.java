@@ -18,14 +18,26 @@ public final class DatabaseUnavailableException extends RuntimeException {
         return root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
     }
 
-    /** Whether {@code t} or one of its causes says the database could not be reached. */
+    /**
+     * Whether {@code t} or one of its causes says the database could not be reached or the
+     * connection to it was lost: refused, reset or closed under a query (a pooled connection meets
+     * the outage first this way), a wait that timed out, or PostgreSQL's own word that it is
+     * going away or not taking connections (SQLSTATE class 08, 57P01-57P03, 53300).
+     */
     public static boolean isOutage(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof DatabaseUnavailableException || c instanceof java.net.ConnectException
-                    || c instanceof io.vertx.sqlclient.ClosedConnectionException) {
+            if (c instanceof DatabaseUnavailableException || c instanceof java.net.SocketException
+                    || c instanceof java.nio.channels.ClosedChannelException || c instanceof io.vertx.sqlclient.ClosedConnectionException
+                    || c instanceof io.smallrye.mutiny.TimeoutException || c.getClass().getName().equals("io.netty.channel.unix.Errors$NativeIoException")
+                    || c instanceof io.vertx.pgclient.PgException pg && connectionLost(pg.getSqlState())) {
                 return true;
             }
         }
         return false;
+    }
+
+    static boolean connectionLost(String sqlState) {
+        return sqlState != null && (sqlState.startsWith("08") || sqlState.equals("57P01") || sqlState.equals("57P02")
+                || sqlState.equals("57P03") || sqlState.equals("53300"));
     }
 }

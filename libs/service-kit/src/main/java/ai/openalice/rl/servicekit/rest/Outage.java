@@ -56,4 +56,22 @@ public final class Outage {
             return of(e);
         }
     }
+
+    /** PostgreSQL's own refusal, e.g. 57P01 when it shuts down under an open connection. */
+    @Provider
+    public static class Postgres implements ExceptionMapper<io.vertx.pgclient.PgException> {
+        @Override
+        public Response toResponse(io.vertx.pgclient.PgException e) {
+            return of(e);
+        }
+    }
+
+    /** A query's wait that ran out ({@code await().atMost}): the database did not answer. */
+    @Provider
+    public static class Timeout implements ExceptionMapper<io.smallrye.mutiny.TimeoutException> {
+        @Override
+        public Response toResponse(io.smallrye.mutiny.TimeoutException e) {
+            return of(e);
+        }
+    }
 }

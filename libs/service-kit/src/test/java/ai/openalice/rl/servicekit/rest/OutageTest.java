@@ -23,4 +23,21 @@ class OutageTest {
         assertEquals(500, bug.getStatus());
         assertEquals(null, bug.getHeaderString("Retry-After"));
     }
+
+    @Test
+    void aConnectionLostUnderAQueryIsAnOutageToo() {
+        // a pooled connection meets the outage first: the socket is reset or closed under a query, or
+        // PostgreSQL says it is shutting down (SQLSTATE 57P01, PostgreSQL's errcodes appendix)
+        var reset = new CompletionException(new java.net.SocketException("Connection reset"));
+        assertEquals(503, new Outage.Completion().toResponse(reset).getStatus());
+        var shutdown = new io.vertx.pgclient.PgException("terminating connection due to administrator command", "FATAL", "57P01", null);
+        assertEquals(503, new Outage.Postgres().toResponse(shutdown).getStatus());
+        assertEquals(503, new Outage.Postgres().toResponse(new io.vertx.pgclient.PgException("too many clients", "FATAL", "53300", null)).getStatus());
+        assertEquals(503, new Outage.Timeout().toResponse(new io.smallrye.mutiny.TimeoutException()).getStatus());
+
+        var duplicate = new io.vertx.pgclient.PgException("duplicate key value violates unique constraint", "ERROR", "23505", null);
+        assertEquals(500, new Outage.Postgres().toResponse(duplicate).getStatus(), "a data error is not an outage");
+        var json = new CompletionException(new com.fasterxml.jackson.core.JsonParseException(null, "bad json"));
+        assertEquals(500, new Outage.Completion().toResponse(json).getStatus(), "an IOException that is not the connection's");
+    }
 }
