@@ -9,6 +9,12 @@
   reference.py chat-cases --cases FILE
       FILE: [{"model": DIR, "messages": [...], "tools": [...] or null, "add_generation_prompt": bool,
       "variables": {...}}, ...]; [{"text": ..., "ids": [...]} or {"error": "..."} per case], in one process
+  reference.py template-corpus --templates FILE --conversations FILE
+      FILE: {name: template} (dev/stack's chat-template corpus); conversations: {"conversations": {name: [...]},
+      "tools": [...]}. Every template over every conversation, without and with the tools, rendered by
+      transformers' render_jinja_template (Jinja2 as apply_chat_template configures it, generation prompt on,
+      bos/eos/unk/pad as <s> </s> <unk> <pad>, strftime_now at 2026-01-15 12:00):
+      [{"template": ..., "conversation": ..., "tools": bool, "text": ...} or {..., "error": "..."}]
   reference.py tiny-families --out DIR --tokens 1,2,3
       tiny random models of each family alice-rl reads, in each weight type, written by transformers'
       own save_pretrained (DIR/<family>-<dtype>), each with a random LoRA adapter written by PEFT
@@ -91,6 +97,37 @@ FAMILIES = {
 }
 
 
+def template_corpus(a):
+    import datetime as dt
+    from transformers.utils import chat_template_utils
+
+    class PinnedClock(dt.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return cls(2026, 1, 15, 12, 0, 0)
+
+    chat_template_utils.datetime = PinnedClock  # what the templates' strftime_now reads
+    with open(a.templates) as f:
+        templates = json.load(f)
+    with open(a.conversations) as f:
+        fixture = json.load(f)
+    specials = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>"}
+    out = []
+    for name in sorted(templates):
+        for conv, messages in fixture["conversations"].items():
+            for with_tools in (False, True):
+                case = {"template": name, "conversation": conv, "tools": with_tools}
+                try:
+                    rendered, _ = chat_template_utils.render_jinja_template(
+                        conversations=[messages], tools=fixture["tools"] if with_tools else None, chat_template=templates[name],
+                        add_generation_prompt=True, **specials)
+                    case["text"] = rendered[0]
+                except Exception as e:  # the template refused the conversation: Java must refuse it too
+                    case["error"] = f"{type(e).__name__}: {e}"
+                out.append(case)
+    return out
+
+
 def tiny_families(a):
     import os
     import zlib
@@ -146,11 +183,15 @@ def main():
     s.add_argument("--no-generation-prompt", action="store_true")
     s = sub.add_parser("chat-cases")
     s.add_argument("--cases", required=True)
+    s = sub.add_parser("template-corpus")
+    s.add_argument("--templates", required=True)
+    s.add_argument("--conversations", required=True)
     s = sub.add_parser("tiny-families")
     s.add_argument("--out", required=True)
     s.add_argument("--tokens", required=True)
     a = p.parse_args()
-    result = {"logprobs": logprobs, "generate": generate, "chat": chat, "chat-cases": chat_cases, "tiny-families": tiny_families}[a.command](a)
+    result = {"logprobs": logprobs, "generate": generate, "chat": chat, "chat-cases": chat_cases, "template-corpus": template_corpus,
+              "tiny-families": tiny_families}[a.command](a)
     sys.stdout.write(json.dumps(result) + "\n")
 
 

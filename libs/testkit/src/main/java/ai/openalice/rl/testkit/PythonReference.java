@@ -33,6 +33,11 @@ public final class PythonReference {
         return existing("alice.model.smollm2", "the SmolLM2-135M-Instruct folder");
     }
 
+    /** The chat-template corpus ({name: template}, read by {@code dev/stack python} from npm's {@code @huggingface/ollama-utils}). */
+    public static Path chatTemplates() {
+        return existing("alice.chat.templates", "the chat-template corpus");
+    }
+
     /** The repository's {@code dev/python} folder, found from the working directory up. */
     public static Path scripts() {
         for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
@@ -48,7 +53,19 @@ public final class PythonReference {
      * object it prints last; an AssertionError with its output when it fails.
      */
     public static JsonNode reference(String... args) {
-        List<String> cmd = new ArrayList<>(List.of(python().toString(), scripts().resolve("reference.py").toString()));
+        return run(python(), "reference.py", args);
+    }
+
+    /**
+     * Runs {@code dev/python/vllm_reference.py} with {@code args} in vLLM's environment
+     * ({@code alice.vllm.python}): vLLM's own code as the reference, e.g. its tool-call parsers.
+     */
+    public static JsonNode vllmReference(String... args) {
+        return run(existing("alice.vllm.python", "vLLM's environment's interpreter"), "vllm_reference.py", args);
+    }
+
+    private static JsonNode run(Path python, String script, String... args) {
+        List<String> cmd = new ArrayList<>(List.of(python.toString(), scripts().resolve(script).toString()));
         cmd.addAll(List.of(args));
         try {
             Path log = Files.createTempFile("reference", ".log");

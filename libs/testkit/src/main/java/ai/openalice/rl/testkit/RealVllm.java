@@ -14,7 +14,7 @@ import java.util.List;
 /**
  * A real vLLM server (PyPI's CPU build, {@code dev/stack python}'s vLLM environment, found through
  * {@code -Dalice.vllm.python}) serving SmolLM2-135M-Instruct with LoRA enabled and runtime adapter
- * loading on, started once per test JVM and stopped when it exits. Its log is
+ * loading on and its development mode (full weights reloaded in place), started once per test JVM and stopped when it exits. Its log is
  * {@code target/vllm.log}.
  */
 public final class RealVllm {
@@ -48,6 +48,7 @@ public final class RealVllm {
                     "--port", Integer.toString(port), "--dtype", "float32", "--max-model-len", "2048", "--enable-lora", "--max-lora-rank", "8",
                     "--max-loras", "2")).redirectErrorStream(true).redirectOutput(log.toFile());
             pb.environment().put("VLLM_ALLOW_RUNTIME_LORA_UPDATING", "True");
+            pb.environment().put("VLLM_SERVER_DEV_MODE", "1"); // /collective_rpc and /reset_prefix_cache: full weights reloaded in place
             pb.environment().put("VLLM_CPU_KVCACHE_SPACE", "1"); // GiB
             pb.environment().put("HF_HUB_OFFLINE", "1");
             Process p = pb.start();
