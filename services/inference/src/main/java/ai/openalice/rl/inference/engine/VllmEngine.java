@@ -9,13 +9,18 @@ import java.nio.file.Path;
  * {@code /v1/unload_lora_adapter} ({@code lora_name}, {@code lora_path}), and
  * {@code POST /v1/completions} with the adapter's name as {@code model}, token-id prompts,
  * {@code logprobs} and {@code return_tokens_as_token_ids} (tokens come back as {@code token_id:N}).
- * Full weights have no stable reload endpoint in vLLM's server: such a checkpoint is refused with
- * the ways around it.
+ * Full weights are reloaded in place through the development-mode endpoints of vLLM's server
+ * ({@code VLLM_SERVER_DEV_MODE=1}): {@code POST /collective_rpc} with
+ * {@code {"method": "reload_weights", "kwargs": {"weights_path": <folder>}}} has every worker read
+ * the folder's safetensors, then {@code POST /reset_prefix_cache} drops the KV blocks the old
+ * weights computed — without it a prompt sharing a cached prefix is answered partly by the old
+ * weights. A vLLM started without dev mode answers 404: the checkpoint is refused naming the ways
+ * around it. Completions of the full weights name no {@code model} (the served one).
  */
 public final class VllmEngine implements ServingEngine {
-    static final String NO_FULL_RELOAD = "vLLM's server has no stable endpoint to reload full weights (its weight-update paths are"
-            + " development-mode RPCs); train a LoRA adapter (trainer.lora.rank > 0, vLLM started with --enable-lora and"
-            + " VLLM_ALLOW_RUNTIME_LORA_UPDATING=True), use SGLang, or restart vLLM on each checkpoint's folder";
+    static final String NO_DEV_MODE = "vLLM reloads full weights through its development-mode endpoint /collective_rpc, which this"
+            + " server does not have: start it with VLLM_SERVER_DEV_MODE=1, or train a LoRA adapter (trainer.lora.rank > 0, vLLM started"
+            + " with --enable-lora and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True), or use SGLang";
 
     private final EngineHttp http;
 
@@ -30,7 +35,17 @@ public final class VllmEngine implements ServingEngine {
 
     @Override
     public void loadFull(long version, Path dir) {
-        throw new EngineException("checkpoint v" + version + " holds full weights: " + NO_FULL_RELOAD, false);
+        var rpc = http.object().put("method", "reload_weights");
+        rpc.putObject("kwargs").put("weights_path", dir.toString());
+        try {
+            http.post("/collective_rpc", rpc);
+        } catch (EngineException e) {
+            if (e.getMessage().contains(" answered 404")) {
+                throw new EngineException("checkpoint v" + version + " holds full weights: " + NO_DEV_MODE, false);
+            }
+            throw e;
+        }
+        http.post("/reset_prefix_cache", http.object());
     }
 
     @Override
@@ -45,10 +60,10 @@ public final class VllmEngine implements ServingEngine {
 
     @Override
     public Completion complete(Request r, String adapter) {
-        if (adapter == null) {
-            throw new EngineException(NO_FULL_RELOAD, false);
+        var body = http.object();
+        if (adapter != null) {
+            body.put("model", adapter);
         }
-        var body = http.object().put("model", adapter);
         var prompt = body.putArray("prompt");
         for (int t : r.prompt()) {
             prompt.add(t);

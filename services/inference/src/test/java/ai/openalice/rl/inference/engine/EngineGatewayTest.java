@@ -154,9 +154,26 @@ class EngineGatewayTest {
             assertEquals(List.of("v1/load_lora_adapter alice-v0", "v1/load_lora_adapter alice-v1", "v1/load_lora_adapter alice-v2",
                     "v1/unload_lora_adapter alice-v0", "completions alice-v1", "completions alice-v2"), engine.calls());
 
-            var e = assertThrows(EngineException.class, () -> gateway.load(3, full(3)));
-            assertTrue(e.getMessage().contains("no stable endpoint to reload full weights"), e.getMessage());
-            assertEquals(List.of(1L, 2L), gateway.versions());
+            gateway.load(3, full(3));
+            assertEquals(List.of(3L), gateway.versions(), "full weights hold one version");
+            var reloaded = gateway.complete(GREEDY, null);
+            assertEquals(3, reloaded.version());
+            assertArrayEquals(inProcess(full(3)), reloaded.completion().tokens(), "v3's full weights answered");
+            assertEquals(List.of("collective_rpc reload_weights full-v3", "reset_prefix_cache", "completions full-v3"),
+                    engine.calls().subList(6, 9), "reloaded, then the prefix cache the old weights filled dropped, then asked without an adapter");
+        }
+    }
+
+    @Test
+    void vllmWithoutDevModeRefusesFullWeightsNamingTheWaysAround() throws Exception {
+        try (var engine = new EngineStandIn()) {
+            engine.vllmDevMode = false;
+            var gateway = new EngineGateway(Engines.open(InferenceConfig.Engine.VLLM, engine.url(), null), 2);
+            gateway.load(1, adapter(1));
+            var e = assertThrows(EngineException.class, () -> gateway.load(2, full(2)));
+            assertTrue(e.getMessage().contains("VLLM_SERVER_DEV_MODE=1") && e.getMessage().contains("checkpoint v2 holds full weights"), e.getMessage());
+            assertTrue(!e.unavailable(), "a refusal, not an outage to wait out");
+            assertEquals(List.of(1L), gateway.versions(), "the adapter keeps serving");
         }
     }
 

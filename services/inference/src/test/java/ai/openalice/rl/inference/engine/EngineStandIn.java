@@ -43,6 +43,9 @@ final class EngineStandIn implements AutoCloseable {
      */
     private final boolean scripted;
 
+    /** Whether vLLM's development-mode endpoints (/collective_rpc, /reset_prefix_cache) answer; else 404 as in vLLM. */
+    volatile boolean vllmDevMode = true;
+
     /** When set, /generate waits for it before answering (a completion in flight). */
     volatile CountDownLatch hold;
     final CountDownLatch generating = new CountDownLatch(1);
@@ -94,6 +97,30 @@ final class EngineStandIn implements AutoCloseable {
                     }
                     call("update_weights_from_disk " + fullVersion);
                     json(x, 200, JSON.createObjectNode().put("success", true).put("message", "Succeeded to update model weights.").put("num_paused_requests", 0));
+                }
+                case "/collective_rpc" -> {
+                    if (!vllmDevMode || !body.path("method").asText().equals("reload_weights")) {
+                        json(x, 404, JSON.createObjectNode().put("detail", "Not Found"));
+                        return;
+                    }
+                    Path dir = Path.of(body.at("/kwargs/weights_path").asText());
+                    synchronized (this) {
+                        if (full != null && !scripted) {
+                            full.close();
+                        }
+                        full = open(dir);
+                        fullVersion = dir.getFileName().toString();
+                    }
+                    call("collective_rpc reload_weights " + fullVersion);
+                    json(x, 200, JSON.createObjectNode().putArray("results").addNull());
+                }
+                case "/reset_prefix_cache" -> {
+                    call("reset_prefix_cache");
+                    if (vllmDevMode) {
+                        text(x, 200, "");
+                    } else {
+                        json(x, 404, JSON.createObjectNode().put("detail", "Not Found"));
+                    }
                 }
                 case "/load_lora_adapter", "/v1/load_lora_adapter" -> {
                     String name = body.get("lora_name").asText();
@@ -156,12 +183,13 @@ final class EngineStandIn implements AutoCloseable {
     }
 
     private void completions(HttpExchange x, JsonNode body) throws IOException {
-        String model = body.get("model").asText();
+        String model = body.path("model").asText(null);
         OrtPolicy p;
         boolean known;
         synchronized (this) {
-            p = adapters.get(model);
-            known = adapters.containsKey(model);
+            p = model == null ? full : adapters.get(model);
+            known = model == null ? fullVersion != null : adapters.containsKey(model);
+            model = model == null ? fullVersion : model;
         }
         if (!known) {
             json(x, 404, JSON.createObjectNode().put("object", "error").put("message", "The model `" + model + "` does not exist."));
