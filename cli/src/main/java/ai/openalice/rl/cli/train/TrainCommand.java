@@ -238,7 +238,9 @@ public final class TrainCommand implements Callable<Integer> {
         out.printf("[train] reinforcement learning from step %d%s%s%n", from, steps > 0 ? " for " + steps + " steps" : "",
                 minutes > 0 ? " for at most " + minutes + " min" : steps > 0 ? "" : " until Ctrl-C");
         progress.run(steps > 0 ? from + steps : 0, minutes > 0 ? java.time.Instant.now().plusSeconds(60 * minutes) : null, probeEvery, "rl");
-        progress.finalProbe(Duration.ofMinutes(20));
+        if (oracleRl == null) { // with the oracle's answers mixed in, a probe would measure the oracle, not the policy
+            progress.finalProbe(Duration.ofMinutes(20));
+        }
     }
 
     /** Builds the services when their packages are missing or older than the sources; false when the build failed. */
