@@ -45,9 +45,10 @@ class ArchitectureTest {
 
     @Test
     void theAlgorithmsAndTheServicesModelsDoNoIo() {
-        noClasses().that().resideInAnyPackage("ai.openalice.rl.core..", "ai.openalice.rl.dispatcher.model..", "ai.openalice.rl.prm..")
+        noClasses().that().resideInAnyPackage("ai.openalice.rl.core..", "ai.openalice.rl.dispatcher.model..", "ai.openalice.rl.prm..",
+                        "ai.openalice.rl.retry..")
                 .should().dependOnClassesThat().resideInAnyPackage(IO)
-                .because("rl-core and the model packages are pure functions over records, tested by hand-worked numbers")
+                .because("rl-core, retry and the model packages are pure functions over records, tested by hand-worked numbers")
                 .check(classes);
     }
 
@@ -55,7 +56,7 @@ class ArchitectureTest {
     void noLibraryImportsAService() {
         noClasses().that().resideInAnyPackage("ai.openalice.rl.core..", "ai.openalice.rl.events..", "ai.openalice.rl.sandbox..",
                         "ai.openalice.rl.harness..", "ai.openalice.rl.model..", "ai.openalice.rl.policy..", "ai.openalice.rl.agent..",
-                        "ai.openalice.rl.servicekit..", "ai.openalice.rl.prm..")
+                        "ai.openalice.rl.servicekit..", "ai.openalice.rl.prm..", "ai.openalice.rl.retry..")
                 .should().dependOnClassesThat().resideInAnyPackage(SERVICES)
                 .because("libraries are the services' common ground; a service is free to change what the others never see")
                 .check(classes);

@@ -104,7 +104,8 @@ public final class OpenAiPolicy implements Policy {
     /** Sends the request, waiting out an outage of up to {@code outageGrace} (unreachable, or 503). */
     private HttpResponse<String> send(ObjectNode body) {
         long deadline = System.nanoTime() + outageGrace.toNanos();
-        long pause = 500;
+        var backoff = ai.openalice.rl.retry.Backoff.of(java.time.Duration.ofMillis(500), java.time.Duration.ofSeconds(5));
+        long pause = backoff.nextMillis();
         while (true) {
             try {
                 var request = HttpRequest.newBuilder(completions).timeout(timeout).header("Content-Type", "application/json");
@@ -134,7 +135,7 @@ public final class OpenAiPolicy implements Policy {
                 Thread.currentThread().interrupt();
                 throw new PolicyException("interrupted while waiting for " + completions, e);
             }
-            pause = Math.min(5000, pause * 2);
+            pause = backoff.nextMillis();
         }
     }
 

@@ -1,5 +1,6 @@
 package ai.openalice.rl.sandbox;
 
+import ai.openalice.rl.retry.Backoff;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -25,26 +26,25 @@ public final class OutageWaitingProvider implements SandboxProvider {
 
     private final SandboxProvider backend;
     private final Duration grace;
-    private final Duration firstPause;
-    private final Duration maxPause;
+    private final java.util.function.Supplier<Backoff> pauses;
     private final Sleeper sleeper;
     private final AtomicBoolean available = new AtomicBoolean(true);
     private final AtomicLong waits = new AtomicLong();
 
-    public OutageWaitingProvider(SandboxProvider backend, Duration grace, Duration firstPause, Duration maxPause, Sleeper sleeper) {
-        if (grace.isNegative() || firstPause.isNegative() || firstPause.isZero() || maxPause.compareTo(firstPause) < 0) {
-            throw new IllegalArgumentException("need grace >= 0 and 0 < firstPause <= maxPause, got " + grace + ", " + firstPause + ", " + maxPause);
+    /** {@code pauses} gives each wait its own backoff. */
+    public OutageWaitingProvider(SandboxProvider backend, Duration grace, java.util.function.Supplier<Backoff> pauses, Sleeper sleeper) {
+        if (grace.isNegative()) {
+            throw new IllegalArgumentException("need grace >= 0, got " + grace);
         }
         this.backend = backend;
         this.grace = grace;
-        this.firstPause = firstPause;
-        this.maxPause = maxPause;
+        this.pauses = pauses;
         this.sleeper = sleeper;
     }
 
-    /** Pauses of 1 s doubling to 30 s, taken with {@code Thread.sleep}. */
+    /** Pauses under a bound of 1 s doubling to 30 s, with full jitter, taken with {@code Thread.sleep}. */
     public static OutageWaitingProvider of(SandboxProvider backend, Duration grace) {
-        return new OutageWaitingProvider(backend, grace, Duration.ofSeconds(1), Duration.ofSeconds(30), d -> Thread.sleep(d.toMillis()));
+        return new OutageWaitingProvider(backend, grace, () -> Backoff.of(Duration.ofSeconds(1), Duration.ofSeconds(30)), d -> Thread.sleep(d.toMillis()));
     }
 
     @Override
@@ -55,7 +55,7 @@ public final class OutageWaitingProvider implements SandboxProvider {
     @Override
     public Sandbox create(SandboxSpec spec) {
         Duration waited = Duration.ZERO;
-        Duration pause = firstPause;
+        Backoff backoff = pauses.get();
         while (true) {
             try {
                 Sandbox s = backend.create(spec);
@@ -70,6 +70,7 @@ public final class OutageWaitingProvider implements SandboxProvider {
                     throw new SandboxException(e.reason(), "the " + backend.name() + " sandbox back end failed for " + waited.toSeconds()
                             + " s (sandbox-outage-grace " + grace + "); last: " + e.getMessage(), e);
                 }
+                Duration pause = backoff.next();
                 Duration next = pause.compareTo(grace.minus(waited)) > 0 ? grace.minus(waited) : pause;
                 try {
                     sleeper.sleep(next);
@@ -79,7 +80,6 @@ public final class OutageWaitingProvider implements SandboxProvider {
                 }
                 waits.incrementAndGet();
                 waited = waited.plus(next);
-                pause = pause.multipliedBy(2).compareTo(maxPause) > 0 ? maxPause : pause.multipliedBy(2);
             }
         }
     }

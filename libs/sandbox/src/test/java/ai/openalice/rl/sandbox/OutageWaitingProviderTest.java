@@ -48,7 +48,8 @@ class OutageWaitingProviderTest {
     final List<Duration> pauses = new ArrayList<>();
 
     private OutageWaitingProvider waiting(SandboxProvider backend) {
-        return new OutageWaitingProvider(backend, Duration.ofSeconds(10), Duration.ofSeconds(1), Duration.ofSeconds(4), pauses::add);
+        return new OutageWaitingProvider(backend, Duration.ofSeconds(10),
+                () -> ai.openalice.rl.retry.Backoff.withoutJitter(Duration.ofSeconds(1), Duration.ofSeconds(4)), pauses::add);
     }
 
     @Test
@@ -88,7 +89,8 @@ class OutageWaitingProviderTest {
     @Test
     void aZeroGraceWaitsForNothing() {
         var backend = new Flaky(SandboxException.Reason.BACKEND_UNAVAILABLE, 1);
-        var p = new OutageWaitingProvider(backend, Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(4), pauses::add);
+        var p = new OutageWaitingProvider(backend, Duration.ZERO,
+                () -> ai.openalice.rl.retry.Backoff.withoutJitter(Duration.ofSeconds(1), Duration.ofSeconds(4)), pauses::add);
         assertThrows(SandboxException.class, () -> p.create(null));
         assertEquals(1, backend.calls);
         assertTrue(pauses.isEmpty());

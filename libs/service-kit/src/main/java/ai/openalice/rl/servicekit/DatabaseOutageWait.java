@@ -30,7 +30,7 @@ public class DatabaseOutageWait {
 
     @AroundInvoke
     Object around(InvocationContext ctx) throws Exception {
-        long pause = FIRST_PAUSE_MS;
+        var backoff = ai.openalice.rl.retry.Backoff.of(java.time.Duration.ofMillis(FIRST_PAUSE_MS), java.time.Duration.ofMillis(MAX_PAUSE_MS));
         String method = ctx.getMethod().getDeclaringClass().getSimpleName() + "." + ctx.getMethod().getName();
         boolean logged = false;
         while (true) {
@@ -49,8 +49,7 @@ public class DatabaseOutageWait {
                     logged = true;
                 }
                 Metrics.counter("alice_database_outage_waits_total", "method", method).increment();
-                Thread.sleep(pause);
-                pause = Math.min(MAX_PAUSE_MS, pause * 2);
+                backoff.sleep(); // full jitter: the consumers that met the outage together do not come back together
             }
         }
     }
