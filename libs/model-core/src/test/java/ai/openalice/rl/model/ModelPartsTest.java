@@ -2,6 +2,7 @@ package ai.openalice.rl.model;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -84,6 +85,20 @@ class ModelPartsTest {
         assertEquals(2208, total);
         assertEquals(2208, c.parameterCount());
         assertEquals(2 + 2 * 12 + 2, c.parameterNames().size());
+    }
+
+    @Test
+    void aCheckpointWhoseWritingFailsLeavesNothingBehind(@TempDir Path tmp) throws Exception {
+        var c = new GptConfig(40, 16, 1, 2, 8);
+        var params = params(c, 3);
+        params.remove("h0.attn.qkv"); // the export fails half-way, after the temporary folder was made
+        assertThrows(RuntimeException.class, () -> Checkpoint.save(tmp.resolve("v4"), c, "byte-v1", 4, 40, params, Map.of(), 0));
+        try (var left = Files.list(tmp)) {
+            assertEquals(List.of(), left.toList(), "neither v4 nor its v4.tmp-* folder");
+        }
+        Files.createDirectories(tmp.resolve("v5.tmp-123"));
+        assertTrue(Checkpoint.unfinished(tmp.resolve("v5.tmp-123")));
+        assertFalse(Checkpoint.unfinished(tmp.resolve("v5")), "a finished one");
     }
 
     @Test

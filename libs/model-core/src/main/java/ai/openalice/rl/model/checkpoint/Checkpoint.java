@@ -65,7 +65,9 @@ public final class Checkpoint {
 
     /**
      * Writes the files into a temporary folder beside {@code dir}, then the manifest of their sha256
-     * and sizes, then renames the folder to {@code dir}: a reader never sees half a checkpoint.
+     * and sizes, then renames the folder to {@code dir}: a reader never sees half a checkpoint. A
+     * write that fails removes its temporary folder (a full disk must not be kept full by the
+     * failures); one a crash left behind is found by {@link #unfinished}.
      */
     private static Manifest atomically(Path dir, Contents contents, java.util.function.Function<Map<String, Manifest.FileEntry>, Manifest> manifestOf) {
         Path tmp = dir.resolveSibling(dir.getFileName() + ".tmp-" + System.nanoTime());
@@ -82,8 +84,34 @@ public final class Checkpoint {
             JSON.writeValue(tmp.resolve(Manifest.FILE_NAME).toFile(), manifest);
             Files.move(tmp, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             return manifest;
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
+            try {
+                if (Files.exists(tmp)) {
+                    deleteTree(tmp);
+                }
+            } catch (IOException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            if (e instanceof RuntimeException r) {
+                throw r;
+            }
             throw new CheckpointException(CheckpointException.Reason.IO, "cannot write checkpoint " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static final java.util.regex.Pattern UNFINISHED = java.util.regex.Pattern.compile("v\\d+\\.tmp-\\d+");
+
+    /** Whether {@code dir} is the temporary folder of a checkpoint whose writing never finished ({@code v<N>.tmp-<nanos>}). */
+    public static boolean unfinished(Path dir) {
+        return UNFINISHED.matcher(dir.getFileName().toString()).matches() && Files.isDirectory(dir);
+    }
+
+    /** Deletes a folder and everything in it. */
+    public static void deleteTree(Path dir) throws IOException {
+        try (var walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
         }
     }
 

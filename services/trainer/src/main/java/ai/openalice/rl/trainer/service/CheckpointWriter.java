@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -131,10 +130,30 @@ final class CheckpointWriter {
     }
 
     static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
+        Checkpoint.deleteTree(dir);
+    }
+
+    /**
+     * Deletes the temporary folders of checkpoints whose writing a crash interrupted ({@code v<N>.tmp-*}:
+     * never registered, never read; each as large as a checkpoint). Run at start, before anything
+     * is written. Returns their names; a failure is logged, not thrown.
+     */
+    List<String> sweepUnfinished() {
+        var gone = new ArrayList<String>();
+        if (!Files.isDirectory(root)) {
+            return gone;
         }
+        try (Stream<Path> dirs = Files.list(root)) {
+            for (Path d : dirs.filter(Checkpoint::unfinished).toList()) {
+                deleteTree(d);
+                gone.add(d.getFileName().toString());
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warnf("sweeping unfinished checkpoints in %s: %s", root, e.getMessage());
+        }
+        if (!gone.isEmpty()) {
+            LOG.infof("removed %d unfinished checkpoint folder(s) a crash left in %s: %s", gone.size(), root, gone);
+        }
+        return gone;
     }
 }

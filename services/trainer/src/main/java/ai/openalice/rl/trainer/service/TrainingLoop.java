@@ -67,6 +67,7 @@ public final class TrainingLoop implements Runnable {
 
     /** Loads the latest checkpoint, or starts and publishes v0. */
     public void start() {
+        writer.sweepUnfinished();
         var latest = store.latest();
         if (latest.isPresent()) {
             var s = PolicyModels.resume(Path.of(latest.get().dir()), config.initModel());

@@ -39,6 +39,23 @@ class CheckpointRetentionTest {
     }
 
     @Test
+    void theFoldersOfCheckpointsACrashInterruptedAreSweptAtStart(@TempDir Path root) throws Exception {
+        for (String d : List.of("v3", "v4.tmp-123456789", "v5.tmp-987", "v6.tmp-x", "notes")) {
+            Files.createDirectories(root.resolve(d).resolve("sub"));
+            Files.writeString(root.resolve(d).resolve("sub/params.bin"), "x");
+        }
+        Files.writeString(root.resolve("v7.tmp-1"), "a file, not a checkpoint's folder");
+        var writer = new CheckpointWriter(null, root, "bytes", new CheckpointWriter.Retention(3, 10));
+        assertEquals(new TreeSet<>(List.of("v4.tmp-123456789", "v5.tmp-987")), new TreeSet<>(writer.sweepUnfinished()));
+        var left = new TreeSet<String>();
+        try (var s = Files.list(root)) {
+            s.forEach(p -> left.add(p.getFileName().toString()));
+        }
+        assertEquals(new TreeSet<>(List.of("v3", "v6.tmp-x", "notes", "v7.tmp-1")), left);
+        assertEquals(List.of(), new CheckpointWriter(null, root.resolve("absent"), "bytes", new CheckpointWriter.Retention(3, 10)).sweepUnfinished());
+    }
+
+    @Test
     void withoutMilestonesOnlyTheNewestStay() {
         var r = new CheckpointWriter.Retention(1, 0);
         assertTrue(r.prunable(0, 1));
