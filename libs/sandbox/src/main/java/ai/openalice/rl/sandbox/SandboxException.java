@@ -9,8 +9,14 @@ public class SandboxException extends RuntimeException {
         WORKSPACE_UNAVAILABLE,
         /** The sandbox could not be started (bubblewrap missing or refused, pod not schedulable). */
         START_FAILED,
-        /** The sandbox died or vanished under a command (pod deleted, node lost). */
+        /** The sandbox died or vanished under a command (pod deleted or evicted, node lost): the back end's doing. */
         SANDBOX_DIED,
+        /**
+         * The agent's own command took the sandbox past its limits and the sandbox ended (its
+         * container killed for memory over its limit): not the back end's doing, so not played
+         * again for free.
+         */
+        LIMIT_EXCEEDED,
         /** The backend (Kubernetes API, host tools) did not answer. */
         BACKEND_UNAVAILABLE,
         /** The sandbox was already closed. */

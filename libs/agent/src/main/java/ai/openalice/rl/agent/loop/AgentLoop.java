@@ -114,6 +114,7 @@ public final class AgentLoop {
         long completionTokens = 0;
         Termination end = null;
         RolloutCompleted.Failure error = null;
+        SandboxException.Reason sandboxFailure = null;
         for (int step = 0; end == null; step++) {
             if (System.nanoTime() > deadline) {
                 end = Termination.TIMEOUT;
@@ -157,6 +158,7 @@ public final class AgentLoop {
             } catch (SandboxException e) {
                 end = Termination.INFRA_ERROR;
                 error = new RolloutCompleted.Failure("sandbox", e.getMessage());
+                sandboxFailure = e.reason();
                 action = new Action("", JsonNodeFactory.instance.objectNode(), null);
                 obs = Observation.error("");
             }
@@ -185,11 +187,12 @@ public final class AgentLoop {
             } catch (SandboxException e) {
                 end = Termination.INFRA_ERROR;
                 error = new RolloutCompleted.Failure("sandbox", "computing the patch: " + e.getMessage());
+                sandboxFailure = e.reason();
             }
         }
         long wall = (System.nanoTime() - start) / 1_000_000;
         var stats = new RolloutCompleted.Stats(turns.size(), promptTokens, completionTokens, wall, policyNanos / 1_000_000, toolNanos / 1_000_000);
-        return new Episode(new Trajectory(turns), end, error, patch, stats);
+        return new Episode(new Trajectory(turns), end, error, patch, stats, sandboxFailure);
     }
 
     /** The chat template failed to render: the runner's fault, never the policy's (retried, not scored). */

@@ -31,6 +31,7 @@ import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -186,6 +187,66 @@ class AgentLoopTest {
         assertEquals(Termination.INFRA_ERROR, infra.termination());
         assertEquals("policy", infra.error().kind());
         assertEquals("inference service unreachable", infra.error().message());
+    }
+
+    /** A sandbox whose every command fails as the sandbox itself failing, for {@code reason}. */
+    private static Sandbox failing(Sandbox real, ai.openalice.rl.sandbox.SandboxException.Reason reason) {
+        return new Sandbox() {
+            public String id() {
+                return real.id();
+            }
+
+            public ai.openalice.rl.sandbox.ExecResult exec(String command, Duration timeout) {
+                throw new ai.openalice.rl.sandbox.SandboxException(reason, "pod alice-sbx-1 vanished");
+            }
+
+            public String readFile(String path) {
+                return real.readFile(path);
+            }
+
+            public void writeFile(String path, String content) {
+                real.writeFile(path, content);
+            }
+
+            public Sandbox.FileKind stat(String path) {
+                return real.stat(path);
+            }
+
+            public String diff() {
+                return real.diff();
+            }
+
+            public String workdir() {
+                return real.workdir();
+            }
+
+            public void close() {
+                real.close();
+            }
+        };
+    }
+
+    @Test
+    void anEpisodeTellsWhetherItsSandboxDiedUnderIt() {
+        Policy ls = new Policy() {
+            public String name() {
+                return "ls";
+            }
+
+            public Completion complete(CompletionRequest r) {
+                int[] ids = TOK.encode("call: bash\ncommand: ls\n");
+                return new Completion(ids, new double[ids.length], "call: bash\ncommand: ls\n", Completion.FinishReason.STOP, 0);
+            }
+        };
+        for (var reason : List.of(ai.openalice.rl.sandbox.SandboxException.Reason.SANDBOX_DIED, ai.openalice.rl.sandbox.SandboxException.Reason.IO)) {
+            try (Sandbox s = failing(sandbox(), reason)) {
+                Episode e = new AgentLoop(ls, TOK, new CompactFormat(), Tools.standard()).run(task.agentView(1), s, LoopConfig.defaults(10, 16384));
+                assertEquals(Termination.INFRA_ERROR, e.termination());
+                assertEquals("sandbox", e.error().kind());
+                assertEquals(reason, e.sandboxFailure());
+                assertEquals(reason == ai.openalice.rl.sandbox.SandboxException.Reason.SANDBOX_DIED, e.sandboxDied(), reason.toString());
+            }
+        }
     }
 
     @Test

@@ -61,6 +61,10 @@ final class PodExec {
                 return new SandboxException(SandboxException.Reason.SANDBOX_DIED, "pod " + pod + " vanished", e);
             }
             String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
+            if (oomKilled(p)) {
+                return new SandboxException(SandboxException.Reason.LIMIT_EXCEEDED, "pod " + pod + ": its container was OOMKilled (the agent's"
+                        + " command went over the sandbox's memory limit)", e);
+            }
             if ("Failed".equals(phase) || "Succeeded".equals(phase)) {
                 return new SandboxException(SandboxException.Reason.SANDBOX_DIED, "pod " + pod + " is " + phase
                         + (p.getStatus().getReason() == null ? "" : " (" + p.getStatus().getReason() + ")"), e);
@@ -69,6 +73,14 @@ final class PodExec {
             e.addSuppressed(inner);
         }
         return new SandboxException(SandboxException.Reason.BACKEND_UNAVAILABLE, "exec in pod " + pod + " failed: " + e.getMessage(), e);
+    }
+
+    private static boolean oomKilled(io.fabric8.kubernetes.api.model.Pod p) {
+        if (p.getStatus() == null || p.getStatus().getContainerStatuses() == null) {
+            return false;
+        }
+        return p.getStatus().getContainerStatuses().stream().anyMatch(c -> c.getState() != null && c.getState().getTerminated() != null
+                && "OOMKilled".equals(c.getState().getTerminated().getReason()));
     }
 
     private static OutputStream sink(OutputCollector c) {

@@ -214,6 +214,38 @@ class KubernetesSandboxTest {
     }
 
     @Test
+    void aPodWhoseContainerWasOomKilledIsTheAgentsLimitNotTheBackEnds() throws Exception {
+        withMockRetries(() -> {
+            var provider = new KubernetesSandboxProvider(client, config("runner-a").withWarmPoolSize(0), tmp.resolve("templates"));
+            String[] started = new String[1];
+            var watcher = Executors.newSingleThreadScheduledExecutor();
+            watcher.scheduleWithFixedDelay(() -> {
+                var pods = kubeletClient.pods().inNamespace(NS).list().getItems();
+                if (!pods.isEmpty() && started[0] == null) {
+                    started[0] = pods.getFirst().getMetadata().getName();
+                    expectExec(started[0], "tar -x -m --no-same-owner -C '/workspace'", true, "", 0);
+                }
+            }, 0, 10, TimeUnit.MILLISECONDS);
+            Sandbox s;
+            try {
+                s = provider.create(SandboxSpec.of(new WorkspaceSource.Empty()));
+            } finally {
+                watcher.shutdownNow();
+                watcher.awaitTermination(5, TimeUnit.SECONDS);
+            }
+            var pod = client.pods().inNamespace(NS).withName(((KubernetesSandbox) s).podName()).get();
+            pod.getStatus().setPhase("Failed");
+            pod.getStatus().setContainerStatuses(List.of(new io.fabric8.kubernetes.api.model.ContainerStatusBuilder().withName("sandbox")
+                    .withNewState().withNewTerminated().withReason("OOMKilled").withExitCode(137).endTerminated().endState().build()));
+            client.pods().inNamespace(NS).resource(pod).updateStatus();
+            var e = assertThrows(SandboxException.class, () -> s.exec("true", Duration.ofSeconds(5)));
+            assertEquals(SandboxException.Reason.LIMIT_EXCEEDED, e.reason(), e.getMessage());
+            s.close();
+            provider.close();
+        });
+    }
+
+    @Test
     void reaperDeletesOrphansOfThisRunnerAndFinishedPodsButNotOthers() {
         var cfg = config("runner-a");
         var limits = ai.openalice.rl.sandbox.SandboxLimits.defaults();

@@ -50,6 +50,15 @@ public interface RunnerConfig {
     @WithDefault("PT5M")
     Duration sandboxOutageGrace();
 
+    /**
+     * How many times an episode whose sandbox died under it (the pod deleted or evicted, its node
+     * lost) is played again from the start in a new sandbox, without spending one of the rollout's
+     * attempts, before it ends in an infrastructure error. Counted in
+     * {@code runner_sandbox_deaths_total}. 0: never.
+     */
+    @WithDefault("2")
+    int sandboxDeathRetries();
+
     /** For {@code policy=oracle} (fixtures and tests only): a task file whose gold patches the oracle replays. */
     Optional<Path> oracleTasks();
 

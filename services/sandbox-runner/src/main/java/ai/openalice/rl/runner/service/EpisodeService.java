@@ -198,7 +198,17 @@ public class EpisodeService {
                 .applyTo(base).withLabels(Map.of("task", r.taskId(), "rollout", r.rolloutId().toString()));
     }
 
+    /** The episode, played again in a new sandbox when its sandbox died under it ({@link SandboxDeaths}). */
     private Episode episode(RolloutRequested r) {
+        return SandboxDeaths.rerun(() -> episodeOnce(r), config.sandboxDeathRetries(), () -> stopping || Thread.currentThread().isInterrupted(),
+                (died, n) -> {
+                    metrics.counter("runner_sandbox_deaths_total").increment();
+                    LOG.warnf("%s: the sandbox died under the episode (%s); playing it again in a new sandbox (%d of %d), not as an attempt",
+                            r.logContext(), died.error().message(), n, config.sandboxDeathRetries());
+                });
+    }
+
+    private Episode episodeOnce(RolloutRequested r) {
         var limits = r.task().limits();
         int context = limits.maxContextTokens() == null ? config.maxContextTokens() : Math.min(limits.maxContextTokens(), config.maxContextTokens());
         var cfg = LoopConfig.defaults(limits.maxSteps(), context).withTimeout(Duration.ofSeconds(limits.episodeTimeoutS()))
@@ -213,7 +223,7 @@ public class EpisodeService {
         } catch (SandboxException | PolicyException ex) {
             String kind = ex instanceof SandboxException ? "sandbox" : "policy";
             return new Episode(new Trajectory(List.of()), Termination.INFRA_ERROR, new RolloutCompleted.Failure(kind, ex.getMessage()), "",
-                    new RolloutCompleted.Stats(0, 0, 0, 0, 0, 0));
+                    new RolloutCompleted.Stats(0, 0, 0, 0, 0, 0), ex instanceof SandboxException se ? se.reason() : null);
         }
     }
 
