@@ -11,7 +11,7 @@ import java.util.Map;
  * The whole loop under faults: {@code ./alice-rl train} in its default configuration (the model
  * generating, served by the inference service); once it trains, each service is SIGKILLed in turn
  * (the run's supervisor restarts it, as Kubernetes would), then the Kafka broker is restarted, then
- * PostgreSQL; after each fault the bench waits for the trainer to commit a newer checkpoint — the
+ * PostgreSQL, then the broker is SIGKILLed and left to the run to bring back (two more steps after); after each fault the bench waits for the trainer to commit a newer checkpoint — the
  * loop advanced — and times it. Then {@link LoopAudit} over the databases and checkpoints.published,
  * and the rollouts that failed or were retried, by reason: an outage that spends attempts shows up
  * there. The run's own steady pace before the first fault is the baseline for the recovery times.
@@ -50,6 +50,10 @@ final class ChaosBench {
                 stack(root, stackEnv, "kafka-start");
             }));
             faults.add(fault("PostgreSQL restart", audit, train, () -> stack(root, Map.of(), "pg-restart")));
+            // last: nobody restarts it but the run itself (its supervisor watches the broker it started)
+            faults.add(fault("SIGKILL the Kafka broker (the run brings it back)", audit, train, () -> killBroker(state)));
+            long afterKill = awaitVersion(audit, train);
+            awaitAdvance(audit, afterKill + 2, train, ADVANCE); // two more steps after the broker came back
             Thread.sleep(60_000); // what was in flight at the last fault settles
             report(faults, baseline, audit, "127.0.0.1:" + Files.readString(state.resolve("kafka-port")).strip());
         } finally {
@@ -150,6 +154,11 @@ final class ChaosBench {
         var p = ProcessHandle.allProcesses().filter(h -> h.info().commandLine().orElse("").contains(jar)).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no process runs " + jar));
         p.destroyForcibly(); // SIGKILL
+    }
+
+    private static void killBroker(Path state) throws Exception {
+        long pid = Long.parseLong(Files.readString(state.resolve("stack/kafka/kafka.pid")).strip());
+        ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("no broker process " + pid)).destroyForcibly(); // SIGKILL
     }
 
     /** dev/stack's settings for the run's own broker (its folder and ports in the state folder). */

@@ -38,10 +38,7 @@ final class Infra implements AutoCloseable {
         if (kafka != null) {
             bootstrap = kafka;
         } else {
-            kafkaPort = kafkaPort();
-            stack("kafka-start");
-            startedKafka = true;
-            bootstrap = "127.0.0.1:" + kafkaPort;
+            startKafka();
         }
         if (db != null) {
             jdbcUrl = db;
@@ -58,6 +55,37 @@ final class Infra implements AutoCloseable {
             }
             jdbcUrl = "jdbc:postgresql://127.0.0.1:5432/" + name;
         }
+    }
+
+    /** The run's own broker, on this state folder's port, its data in {@code <state>/stack}. */
+    void startKafka() throws Exception {
+        kafkaPort = kafkaPort();
+        stack("kafka-start");
+        startedKafka = true;
+        bootstrap = "127.0.0.1:" + kafkaPort;
+    }
+
+    /** Whether the run started its own broker (the supervisor then watches it). */
+    boolean startedKafka() {
+        return startedKafka;
+    }
+
+    /** Whether the run's own broker process is alive (its pid file, as dev/stack keeps it). */
+    boolean kafkaAlive() {
+        try {
+            long pid = Long.parseLong(java.nio.file.Files.readString(state.resolve("stack/kafka/kafka.pid")).strip());
+            return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        } catch (java.io.IOException | NumberFormatException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Starts the run's own broker again after it died, on the same ports and data folder: KRaft
+     * recovers its log, and the topics and the groups' committed offsets are as they were.
+     */
+    void restartKafka() throws Exception {
+        stack("kafka-start");
     }
 
     /** The run's own database: named once per state folder (kept in {@code <state>/database}), so two runs never share state. */

@@ -40,6 +40,17 @@ final class Services implements AutoCloseable {
         common.addAll(List.of("-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1",
                 "-DDJL_CACHE_DIR=" + state.resolve("djl")));
         this.supervisor = new Supervisor(root, state.resolve("logs"), common, infra.serviceEnvironment());
+        if (infra.startedKafka()) { // the run's own broker is brought back as its services are; an external one is its owner's
+            supervisor.watch("kafka", new Supervisor.Watched() {
+                public boolean alive() {
+                    return infra.kafkaAlive();
+                }
+
+                public void restart() throws Exception {
+                    infra.restartKafka();
+                }
+            });
+        }
     }
 
     Supervisor supervisor() {

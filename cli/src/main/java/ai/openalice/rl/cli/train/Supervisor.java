@@ -213,6 +213,17 @@ public final class Supervisor implements AutoCloseable {
      */
     public synchronized List<String> restartFailed(int limit, int threshold) throws Exception {
         var done = new ArrayList<String>();
+        for (var w : watched.entrySet()) {
+            if (w.getValue().alive()) {
+                continue;
+            }
+            int n = restarts.merge(w.getKey(), 1, Integer::sum);
+            if (n > limit) {
+                throw new IllegalStateException(w.getKey() + " is not running, after " + limit + " restarts");
+            }
+            w.getValue().restart();
+            done.add(w.getKey() + " (it was not running; restart " + n + "/" + limit + ")");
+        }
         for (var e : new ArrayList<>(processes.entrySet())) {
             String name = e.getKey();
             String why;
@@ -231,6 +242,26 @@ public final class Supervisor implements AutoCloseable {
             done.add(name + " " + why + " (restart " + n + "/" + limit + ")");
         }
         return done;
+    }
+
+    /** Something the run started besides the services — its own Kafka broker — watched as they are. */
+    public interface Watched {
+        boolean alive();
+
+        /** Starts it again where it was (the same port and data): what it held survives. */
+        void restart() throws Exception;
+    }
+
+    private final Map<String, Watched> watched = new LinkedHashMap<>();
+
+    /** Has {@link #restartFailed} restart {@code what} too when it stops, counted as a service's restarts are. */
+    public synchronized void watch(String name, Watched what) {
+        watched.put(name, what);
+    }
+
+    /** Restarts so far, by name (services and watched parts). */
+    public synchronized Map<String, Integer> restarts() {
+        return Map.copyOf(restarts);
     }
 
     /** Asks a running service whether it is live: the number of error answers in a row so far. */
