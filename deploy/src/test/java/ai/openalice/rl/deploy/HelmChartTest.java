@@ -38,6 +38,28 @@ class HelmChartTest {
         assertFalse(result.isFailed(), String.join("\n", result.getMessages()));
     }
 
+    /** Off by default (it needs the Prometheus Operator's CRD); on, every metric a rule reads is one a service exports. */
+    @Test
+    void theDiskAlertsReadMetricsTheServicesExport() throws Exception {
+        assertTrue(Chart.objects(Chart.render(Map.of())).stream().noneMatch(o -> o.getKind().equals("PrometheusRule")), "off by default");
+        var rule = Chart.objects(Chart.render(Map.of("alerts.enabled", "true"))).stream().filter(o -> o.getKind().equals("PrometheusRule"))
+                .findFirst().orElseThrow();
+        String yaml = Chart.SERIALIZATION.asYaml(rule);
+        String sources;
+        try (var files = Files.walk(Chart.DIR.resolve("../../services"))) {
+            var all = new StringBuilder();
+            for (Path f : files.filter(f -> f.toString().endsWith(".java") && f.toString().contains("/src/main/")).toList()) {
+                all.append(Files.readString(f));
+            }
+            sources = all.toString();
+        }
+        for (String metric : List.of("runner_disk_paused", "runner_disk_free_bytes", "trainer_disk_free_bytes", "trainer_disk_full_waits_total")) {
+            assertTrue(yaml.contains(metric), metric + " in the rules");
+            assertTrue(sources.contains("\"" + metric + "\""), metric + " is registered by a service");
+        }
+        assertTrue(yaml.contains("< 5368709120"), "the low-space threshold from the values: " + yaml);
+    }
+
     @Test
     void everyServiceIsADeploymentWithImageProbesAndResources() {
         var all = Chart.objects(Chart.render(Map.of()));

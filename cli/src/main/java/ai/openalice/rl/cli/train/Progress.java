@@ -34,6 +34,7 @@ final class Progress {
     private long lastScored = -1;
     private long lastTime;
     private final StallWatch stall = new StallWatch();
+    private boolean diskPaused;
 
     Progress(Supervisor s, Path state, List<String> heldOut, int probeK, Resources resources, PrintWriter out) {
         this.s = s;
@@ -84,6 +85,7 @@ final class Progress {
             var now = java.time.Instant.now();
             var elapsed = Duration.between(started, now);
             record(phase, step, version, trainer, stats, elapsed, StatusView.remaining(now, until, untilStep, fromStep, step, elapsed));
+            watchDisk(phase);
             String stalled = stall.observe(System.currentTimeMillis(), step, trainer.path("dropped"));
             if (stalled != null) {
                 view.note("[" + phase + "] " + stalled);
@@ -93,6 +95,22 @@ final class Progress {
                 return;
             }
             Thread.sleep(5000);
+        }
+    }
+
+    /** Says on the status line when the runner pauses for a full disk (runner_disk_paused), and when it goes on. */
+    private void watchDisk(String phase) {
+        Double paused;
+        try {
+            paused = Resources.gauge(s.get("sandbox-runner", "/q/metrics"), "runner_disk_paused");
+        } catch (Exception e) {
+            return; // a busy or restarting runner: look again next time
+        }
+        boolean now = paused != null && paused > 0;
+        if (now != diskPaused) {
+            view.note(now ? String.format("[%s] paused: a disk is full — the runner takes no new rollouts until it has room (%s)", phase,
+                    state.resolve("logs/sandbox-runner.log")) : String.format("[%s] the disk has room again; going on", phase));
+            diskPaused = now;
         }
     }
 

@@ -109,6 +109,17 @@ final class Resources {
         return null;
     }
 
+    /** The value of an unlabelled gauge {@code name} in a Prometheus text exposition; null when absent. */
+    static Double gauge(String prometheus, String name) {
+        for (String line : prometheus.split("\n")) {
+            if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
+                return Double.parseDouble(line.substring(line.startsWith(name + "{") ? line.lastIndexOf('}') + 1 : name.length()).strip()
+                        .split("\\s+")[0]);
+            }
+        }
+        return null;
+    }
+
     /** The heap in use of a Prometheus text exposition: the sum of {@code jvm_memory_used_bytes} over the heap's pools; null when absent. */
     static Long heapUsed(String prometheus) {
         double sum = 0;

@@ -31,6 +31,9 @@ class ResourcesTest {
                 """;
         assertEquals(175_000_000L, Resources.heapUsed(metrics));
         assertNull(Resources.heapUsed("process_uptime_seconds 12.0\n"), "no JVM metrics: unknown, not 0");
+        assertEquals(1.0, Resources.gauge("# TYPE runner_disk_paused gauge\nrunner_disk_paused 1.0\nrunner_disk_paused_x 0\n", "runner_disk_paused"));
+        assertEquals(0.0, Resources.gauge("runner_disk_paused{instance=\"a\"} 0.0\n", "runner_disk_paused"));
+        assertNull(Resources.gauge("runner_disk_paused_total 3\n", "runner_disk_paused"), "another metric that starts the same");
     }
 
     @Test

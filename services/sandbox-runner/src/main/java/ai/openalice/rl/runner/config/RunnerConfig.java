@@ -133,6 +133,16 @@ public interface RunnerConfig {
     Path artifactDir();
 
     /**
+     * The least free space, in MiB, {@code artifact-dir} and {@code sandbox-root} must have for the
+     * runner to take a new rollout: under it new rollouts wait (they stay on Kafka, unclaimed) until
+     * there is room — a full disk pauses the loop, never fails its rollouts. A trajectory that meets
+     * a full volume waits for room too. {@code runner_disk_paused} (0/1),
+     * {@code runner_disk_free_bytes}. 0: never pause.
+     */
+    @WithDefault("1024")
+    long minFreeDiskMib();
+
+    /**
      * Trajectory files in {@code artifact-dir} are deleted once last written this long ago (checked
      * every {@code prune-every}). The trainer reads one when it trains its group, within minutes to hours; a group whose
      * file is gone by then is dropped (artifact_missing), never a failed step.

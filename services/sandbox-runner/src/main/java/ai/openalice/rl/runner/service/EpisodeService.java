@@ -78,6 +78,7 @@ public class EpisodeService {
     private ai.openalice.rl.model.tokenizer.ChatLayout layout;
     private final Set<UUID> inFlight = ConcurrentHashMap.newKeySet();
     private volatile boolean stopping;
+    private ai.openalice.rl.servicekit.DiskSpace disk;
 
     @PostConstruct
     void init() {
@@ -108,6 +109,9 @@ public class EpisodeService {
         };
         policies = new PolicyFactory(config, tokenizer, format, clientToken.supplier());
         metrics.gaugeCollectionSize("runner_episodes_in_flight", List.of(), inFlight);
+        disk = ai.openalice.rl.servicekit.DiskSpace.of(List.of(config.artifactDir(), config.sandboxRoot()), config.minFreeDiskMib() << 20);
+        metrics.gauge("runner_disk_paused", disk, d -> d.paused() ? 1 : 0);
+        metrics.gauge("runner_disk_free_bytes", disk, d -> d.leastFree());
     }
 
     private KubernetesSandboxConfig kubernetesSettings() {
@@ -151,6 +155,7 @@ public class EpisodeService {
         if (read.isEmpty()) {
             return;
         }
+        awaitRoom();
         Envelope<RolloutRequested> in = read.get();
         RolloutRequested r = in.payload();
         if (!leases.claim(r.rolloutId(), r.attempt(), owner, config.leaseTimeout())) {
@@ -178,6 +183,18 @@ public class EpisodeService {
             LOG.infof("%s %s after %d turn(s) in %d ms", r.logContext(), e.termination().wire(), e.stats().turns(), e.stats().wallTimeMs());
         } finally {
             inFlight.remove(r.rolloutId());
+        }
+    }
+
+    /** Before a rollout is claimed: a volume under runner.min-free-disk-mib pauses the runner here, the rollout unclaimed. */
+    private void awaitRoom() {
+        try {
+            if (!disk.awaitRoom("runner " + owner + ": new rollouts", () -> stopping)) {
+                throw new IllegalStateException("runner " + owner + " is shutting down while waiting for disk space; the rollout stays for another");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for disk space", e);
         }
     }
 
@@ -250,11 +267,15 @@ public class EpisodeService {
             }
             Files.createDirectories(config.artifactDir());
             var file = config.artifactDir().resolve(rolloutId + ".json");
-            Files.write(file, json);
+            int full = ai.openalice.rl.servicekit.DiskSpace.writeWaitingForRoom(file, json, "the trajectory of " + rolloutId, () -> stopping);
+            metrics.counter("runner_disk_full_waits_total").increment(full);
             String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(json));
             return new TrajectoryRef.Stored(new ArtifactRef(file.toUri().toString(), sha, json.length));
         } catch (IOException | java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException("cannot store the trajectory of " + rolloutId + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for room for the trajectory of " + rolloutId, e);
         }
     }
 

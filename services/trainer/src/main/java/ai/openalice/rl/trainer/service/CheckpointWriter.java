@@ -57,27 +57,42 @@ final class CheckpointWriter {
         this.retention = retention;
     }
 
+    /**
+     * Writes, registers and announces checkpoint {@code policyVersion}. A volume that is full waits
+     * for room and the checkpoint is written again (training pauses; the learner's state is kept),
+     * counted in {@code fullVolume}; any other failure is an error naming the folder.
+     */
     CheckpointPublished write(PolicyLearner learner, long policyVersion, long step, Map<String, Double> metrics, List<TrainerStore.Pending> pending,
             CheckpointPublished.Terms terms) {
-        Path dir = root.resolve("v" + policyVersion);
         try {
-            Files.createDirectories(root);
-            if (Files.exists(dir)) {
-                deleteTree(dir); // not in the registry (we only get here for a new version): an orphan of a crash
-            }
-            Manifest m = learner.checkpoint(dir, tokenizer, policyVersion, step);
-            // without trainer.export-onnx a HuggingFace model's checkpoint has no graph (an external engine serves it); its first one
-            // has no optimizer state yet (the built-in GPT's writes an empty one)
-            var onnx = ref(dir, Checkpoint.ONNX, m);
-            var event = new CheckpointPublished(policyVersion, step, onnx, manifestRef(dir), ref(dir, Checkpoint.OPTIMIZER, m), metrics, terms);
-            var env = Envelope.of(event);
-            store.commit(policyVersion, step, dir.toString(), onnx == null ? null : onnx.sha256(), EventCodec.mapper().writeValueAsString(metrics),
-                    pending, env);
-            prune(policyVersion);
-            return event;
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot write checkpoint v" + policyVersion + " to " + dir + ": " + e.getMessage(), e);
+            return ai.openalice.rl.servicekit.DiskSpace.waitingForRoom("checkpoint v" + policyVersion, root,
+                    () -> writeOnce(learner, policyVersion, step, metrics, pending, terms), () -> false, fullVolume::incrementAndGet);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for room for checkpoint v" + policyVersion, e);
         }
+    }
+
+    /** Times a checkpoint met a full volume and waited (a gauge's source). */
+    final java.util.concurrent.atomic.AtomicLong fullVolume = new java.util.concurrent.atomic.AtomicLong();
+
+    private CheckpointPublished writeOnce(PolicyLearner learner, long policyVersion, long step, Map<String, Double> metrics,
+            List<TrainerStore.Pending> pending, CheckpointPublished.Terms terms) throws IOException {
+        Path dir = root.resolve("v" + policyVersion);
+        Files.createDirectories(root);
+        if (Files.exists(dir)) {
+            deleteTree(dir); // not in the registry (we only get here for a new version): an orphan of a crash
+        }
+        Manifest m = learner.checkpoint(dir, tokenizer, policyVersion, step);
+        // without trainer.export-onnx a HuggingFace model's checkpoint has no graph (an external engine serves it); its first one
+        // has no optimizer state yet (the built-in GPT's writes an empty one)
+        var onnx = ref(dir, Checkpoint.ONNX, m);
+        var event = new CheckpointPublished(policyVersion, step, onnx, manifestRef(dir), ref(dir, Checkpoint.OPTIMIZER, m), metrics, terms);
+        var env = Envelope.of(event);
+        store.commit(policyVersion, step, dir.toString(), onnx == null ? null : onnx.sha256(), EventCodec.mapper().writeValueAsString(metrics),
+                pending, env);
+        prune(policyVersion);
+        return event;
     }
 
     /**

@@ -16,6 +16,12 @@ public final class TrainerMeters {
         this.registry = registry;
     }
 
+    /** The checkpoints' volume: its free bytes, and how often a checkpoint met it full and waited for room. */
+    void disk(java.nio.file.Path checkpoints, AtomicLong fullVolumeWaits) {
+        registry.gauge("trainer_disk_free_bytes", checkpoints, p -> ai.openalice.rl.servicekit.DiskSpace.usableBytes(p));
+        registry.more().counter("trainer_disk_full_waits_total", java.util.List.of(), fullVolumeWaits);
+    }
+
     private void gauge(String name, double value) {
         gauges.computeIfAbsent(name, n -> registry.gauge(n, new AtomicLong(), a -> Double.longBitsToDouble(a.get())))
                 .set(Double.doubleToLongBits(value));

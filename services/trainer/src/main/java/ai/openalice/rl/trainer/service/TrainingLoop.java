@@ -63,6 +63,7 @@ public final class TrainingLoop implements Runnable {
         this.aggregation = Aggregation.byName(config.loss().aggregation()); // an unknown name stops the start, naming the known ones
         this.writer = new CheckpointWriter(store, config.artifactDir(), new ByteTokenizer().name(),
                 new CheckpointWriter.Retention(config.keepCheckpoints(), config.keepCheckpointEvery()));
+        meters.disk(config.artifactDir(), writer.fullVolume);
     }
 
     /** Loads the latest checkpoint, or starts and publishes v0. */
