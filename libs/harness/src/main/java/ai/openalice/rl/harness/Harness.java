@@ -103,6 +103,9 @@ public final class Harness {
             boolean nothingRan = first.results().isEmpty() && first.exitCode() != 0;
             String why = nothingRan ? "the test command exited " + first.exitCode() + " before any test reported (the environment: a compile"
                     + " failure, a missing toolchain or dependency?): " + lastLine(first.output()) : null;
+            if (!first.refused().isEmpty()) { // said, so that a verdict that ignored a planted report shows why
+                why = (why == null ? "" : why + "; ") + "refused: " + String.join("; ", first.refused());
+            }
             return verdict(task, resolved ? VerificationStatus.RESOLVED : VerificationStatus.UNRESOLVED, c.results(), runs, runs.size(),
                     start, why, first.tail(8000), c.flaky(), first.exitCode(), nothingRan ? Verdict.Cause.ENVIRONMENT : null);
         } catch (SandboxException e) {

@@ -16,8 +16,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
-/** One run of a task's test command in a sandbox, and the per-test outcomes read from its declared report. */
-record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, String output) {
+/**
+ * One run of a task's test command in a sandbox, the per-test outcomes read from its declared
+ * report, and what the parser refused (reports it would not read, outcomes it did not take).
+ */
+record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, String output, List<String> refused) {
     private static final Pattern SAFE_GLOB = Pattern.compile("^[A-Za-z0-9_./*?\\-\\[\\]]+$");
 
     /** Runs the task's test command after {@code setup} (shell lines, null for none) in the same shell. */
@@ -35,6 +38,7 @@ record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, 
         ExecResult r = s.exec(command, Duration.ofSeconds(task.limits().testTimeoutS()));
         String output = r.stdout() + "\n" + r.stderr();
         List<String> files = new ArrayList<>();
+        List<String> names = new ArrayList<>();
         if (glob != null) {
             ExecResult list = s.exec("shopt -s globstar nullglob; for f in " + glob + "; do [ -f \"$f\" ] && printf '%s\\n' \"$f\"; done",
                     Duration.ofMinutes(1));
@@ -42,6 +46,7 @@ record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, 
                 if (!f.isBlank()) {
                     try {
                         files.add(s.readFile(f));
+                        names.add(f);
                     } catch (SandboxFileException e) {
                         // unreadable report: its tests stay missing
                     }
@@ -60,7 +65,8 @@ record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, 
                 default -> throw new IllegalArgumentException("test_report.parser '" + l.parser() + "' is not a log parser");
             };
         };
-        return new TestRun(parser.parse(output, files), r.exitCode(), r.timedOut(), output);
+        var results = parser.parse(output, files);
+        return new TestRun(results, r.exitCode(), r.timedOut(), output, parser.refused(names));
     }
 
     /** The last lines of the run's output, for the verdict's log. */

@@ -8,7 +8,9 @@ import org.junit.jupiter.api.Test;
 
 /** The same JUnit test listed as Class.method, Class#method, Class::method or without its package matches the report's pkg.Class#method. */
 class TestIdsTest {
-    static final TestIds REPORT = new TestIds(Map.of(
+    // built per test, not once per class: the constructor's suffix index is what is tested (a static
+    // fixture would be built once, before a mutation tool swaps the constructor)
+    final TestIds REPORT = new TestIds(Map.of(
             "com.acme.json.ParserTest#parsesNull", TestStatus.PASSED,
             "com.acme.json.ParserTest#rejectsTrailingComma", TestStatus.FAILED,
             "com.acme.util.Strings#trim", TestStatus.PASSED,

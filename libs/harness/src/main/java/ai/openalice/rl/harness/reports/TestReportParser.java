@@ -12,6 +12,14 @@ public interface TestReportParser {
      */
     Map<String, TestStatus> parse(String output, java.util.List<String> files);
 
+    /**
+     * What the last {@link #parse} refused, said for the verdict: report files it would not read
+     * (named by {@code names}, parallel to the files it was given) and outcomes it did not take.
+     */
+    default java.util.List<String> refused(java.util.List<String> names) {
+        return java.util.List.of();
+    }
+
     /** Keeps the worse of two outcomes for one id (a test reported twice, e.g. by two report files). */
     static TestStatus worse(TestStatus a, TestStatus b) {
         return rank(a) >= rank(b) ? a : b;
