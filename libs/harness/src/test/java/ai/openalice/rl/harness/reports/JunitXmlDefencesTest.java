@@ -53,6 +53,7 @@ class JunitXmlDefencesTest {
         assertEquals(Map.of(), parse(p, xxe(secret)), "the report naming a host file is not read");
         assertTrue(p.refused(List.of("TEST-x.xml")).getFirst().startsWith("report TEST-x.xml not read"), p.refused(List.of()).toString());
         assertFalse(p.refused(List.of()).toString().contains("s3cr3t"));
+        assertTrue(p.refused(List.of()).getFirst().startsWith("report #1 not read"), "unnamed, by its place: " + p.refused(List.of()));
         assertEquals(Map.of(), parse(p, bomb()), "a billion laughs stops at JAXP's entity expansion limit");
 
         var none = new JunitXmlParser(EnumSet.noneOf(Defence.class));
