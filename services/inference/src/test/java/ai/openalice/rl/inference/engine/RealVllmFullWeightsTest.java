@@ -3,6 +3,7 @@ package ai.openalice.rl.inference.engine;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.inference.config.InferenceConfig;
@@ -57,6 +58,21 @@ class RealVllmFullWeightsTest {
             assertEquals(versions[i], answer.version());
             assertArrayEquals(expected[i], answer.completion().tokens(), "v" + versions[i] + " answered as transformers on " + folders[i]);
         }
+
+        // an adapter the engine refuses (rank 16 over its --max-lora-rank 8): a clear error with vLLM's reason, and v8 keeps serving
+        var refused = assertThrows(EngineException.class, () -> gateway.load(9, rank16(base)));
+        System.out.println("[vLLM] refused: " + refused.getMessage());
+        assertTrue(refused.getMessage().contains("load_lora_adapter") && refused.getMessage().toLowerCase().contains("rank"), refused.getMessage());
+        assertEquals(List.of(8L), gateway.versions());
+        assertArrayEquals(baseTokens, gateway.complete(request, null).completion().tokens(), "v8 still answers");
+    }
+
+    static Path rank16(Path base) throws Exception {
+        HfModel m = HfModel.load(base);
+        var adapter = LoraAdapter.initialise(new LoraConfig(16, 32, List.of("q_proj", "v_proj"), null, false, base.toString()), m.config(), 9);
+        Path dir = Files.createTempDirectory("vllm-rank16").resolve("v9");
+        Checkpoint.saveHf(dir, m.config(), base, adapter.merge(m.floats()), adapter, DType.F32, 9, 90, Map.of(), 0, false);
+        return dir;
     }
 
     /** SmolLM2 with a random rank-8 change on q_proj and v_proj merged into its weights: full weights, no adapter. */
