@@ -7,13 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.openalice.rl.events.TestStatus;
 import ai.openalice.rl.events.VerificationStatus;
 import ai.openalice.rl.events.task.Task;
-import ai.openalice.rl.events.task.TaskParser;
-import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
 import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -44,8 +41,7 @@ class HostileReportsTest {
 
     @BeforeAll
     static void setUp() throws Exception {
-        provider = new LocalSandboxProvider(LocalSandboxConfig.defaults()
-                .withRoot(Path.of("/tmp", "alice-rl-test-hostile-" + UUID.randomUUID().toString().substring(0, 8))));
+        provider = FixtureRepo.sandboxes("hostile");
         harness = new Harness(provider, VerifierOptions.defaults());
         repo = FixtureRepo.create(Files.createTempDirectory("hostile-fixture"), Map.of("calc/__init__.py", "", "calc/ops.py", OPS,
                 "tests/__init__.py", "", "tests/test_add.py", TEST_ADD));
@@ -63,16 +59,13 @@ class HostileReportsTest {
     }
 
     static Task task() throws Exception {
-        var node = new HashMap<String, Object>();
-        node.put("instance_id", "fixture__hostile");
-        node.put("problem_statement", "add(2, 3) returns -1");
-        node.put("workspace", Map.of("type", "git", "path", repo.dir.toString(), "commit", repo.base));
+        var node = repo.taskFields("fixture__hostile", "add(2, 3) returns -1");
         node.put("test_command", "python3 -m pytest -p no:cacheprovider --junitxml=reports/TEST-pytest.xml tests");
         node.put("test_report", Map.of("format", "junit-xml", "path", "reports/TEST-*.xml"));
         node.put("FAIL_TO_PASS", List.of(F2P));
         node.put("PASS_TO_PASS", List.of(P2P));
         node.put("limits", Map.of("test_timeout_s", 120));
-        return ((TaskParser.Result.Valid) new TaskParser(Path.of("/")).parse(new ObjectMapper().valueToTree(node))).task();
+        return FixtureRepo.parse(node);
     }
 
     /**

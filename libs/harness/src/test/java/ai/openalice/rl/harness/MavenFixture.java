@@ -4,13 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.events.task.Task;
-import ai.openalice.rl.events.task.TaskParser;
 import ai.openalice.rl.sandbox.HostCommand;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -103,10 +100,7 @@ public final class MavenFixture {
 
     /** The task: F2P calc.CalcTest#addsPositive, P2P calc.CalcTest#subtracts, Surefire XML reports. */
     public Task task() throws Exception {
-        var node = new HashMap<String, Object>();
-        node.put("instance_id", "fixture__calc-java");
-        node.put("problem_statement", "Calc.add(2, 3) returns -1");
-        node.put("workspace", Map.of("type", "git", "path", repo.dir.toString(), "commit", repo.base));
+        var node = repo.taskFields("fixture__calc-java", "Calc.add(2, 3) returns -1");
         node.put("patch", repo.patch(Map.of("src/main/java/calc/Calc.java", CALC_FIXED)));
         node.put("test_patch", testPatch);
         node.put("test_command", "mvn -q test");
@@ -114,6 +108,6 @@ public final class MavenFixture {
         node.put("FAIL_TO_PASS", List.of("calc.CalcTest#addsPositive"));
         node.put("PASS_TO_PASS", List.of("calc.CalcTest#subtracts"));
         node.put("limits", Map.of("test_timeout_s", 240));
-        return ((TaskParser.Result.Valid) new TaskParser(Path.of("/")).parse(new ObjectMapper().valueToTree(node))).task();
+        return FixtureRepo.parse(node);
     }
 }

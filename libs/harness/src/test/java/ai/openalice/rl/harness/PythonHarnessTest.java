@@ -3,21 +3,18 @@ package ai.openalice.rl.harness;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import ai.openalice.rl.events.TestStatus;
 import ai.openalice.rl.events.VerificationStatus;
 import ai.openalice.rl.events.task.Task;
-import ai.openalice.rl.events.task.TaskParser;
-import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
 import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,8 +39,7 @@ class PythonHarnessTest {
 
     @BeforeAll
     static void setUp() throws Exception {
-        provider = new LocalSandboxProvider(LocalSandboxConfig.defaults()
-                .withRoot(Path.of("/tmp", "alice-rl-test-harness-" + UUID.randomUUID().toString().substring(0, 8))));
+        provider = FixtureRepo.sandboxes("harness");
         harness = new Harness(provider, VerifierOptions.defaults());
         repo = FixtureRepo.create(Files.createTempDirectory("py-fixture"), Map.of(
                 "calc/__init__.py", "", "calc/ops.py", OPS, "tests/__init__.py", "", "tests/test_ops.py", TEST_OPS));
@@ -57,10 +53,7 @@ class PythonHarnessTest {
 
     static Task task(String format) throws Exception {
         boolean pytest = format.equals("pytest");
-        var node = new HashMap<String, Object>();
-        node.put("instance_id", "fixture__calc-" + format);
-        node.put("problem_statement", "add(2, 3) returns -1");
-        node.put("workspace", Map.of("type", "git", "path", repo.dir.toString(), "commit", repo.base));
+        var node = repo.taskFields("fixture__calc-" + format, "add(2, 3) returns -1");
         node.put("test_patch", testPatch);
         node.put("test_command", pytest ? "python3 -m pytest -rA -p no:cacheprovider" : "python3 -m unittest -v");
         node.put("test_report", Map.of("format", format));
@@ -69,8 +62,7 @@ class PythonHarnessTest {
         node.put("PASS_TO_PASS", pytest ? List.of("tests/test_ops.py::ClampTest::test_inside", "tests/test_ops.py::ClampTest::test_below")
                 : List.of("test_inside (tests.test_ops.ClampTest)", "test_below (tests.test_ops.ClampTest)"));
         node.put("limits", Map.of("test_timeout_s", 60));
-        var parsed = new TaskParser(Path.of("/")).parse(new ObjectMapper().valueToTree(node));
-        return ((TaskParser.Result.Valid) parsed).task();
+        return FixtureRepo.parse(node);
     }
 
     private static Verdict verify(String format, Map<String, String> changes) throws Exception {
@@ -162,7 +154,7 @@ class PythonHarnessTest {
         slow.put("calc/ops.py", OPS_FIXED + "\nimport time\ntime.sleep(30)\n");
         ObjectNode node = task("unittest").raw();
         node.putObject("limits").put("test_timeout_s", 2);
-        Task t = ((TaskParser.Result.Valid) new TaskParser(Path.of("/")).parse(node)).task();
+        Task t = FixtureRepo.parse(node);
         Verdict v = harness.verify(t, repo.patch(slow));
         assertEquals(VerificationStatus.TIMED_OUT, v.status());
         assertFalse(v.resolved());
@@ -171,12 +163,11 @@ class PythonHarnessTest {
     /** A test command that fails before any test runs is the environment's failure, said so — not a patch whose tests failed. */
     @Test
     void aBrokenEnvironmentIsNamedNotMistakenForABadPatch() throws Exception {
-        var node = (com.fasterxml.jackson.databind.node.ObjectNode) new ObjectMapper().readTree(new ObjectMapper().writeValueAsString(
-                java.util.Map.of("instance_id", "fixture__calc-env", "problem_statement", "add(2, 3) returns -1",
-                        "workspace", Map.of("type", "git", "path", repo.dir.toString(), "commit", repo.base), "test_patch", testPatch,
-                        "test_command", "python3 -c 'import calc.no_such_module' && python3 -m unittest -v", "test_report", Map.of("format", "unittest"),
-                        "FAIL_TO_PASS", List.of("test_add_positive (tests.test_add.AddTest)"), "limits", Map.of("test_timeout_s", 60))));
-        var broken = ((TaskParser.Result.Valid) new TaskParser(Path.of("/")).parse(node)).task();
+        var fields = repo.taskFields("fixture__calc-env", "add(2, 3) returns -1");
+        fields.putAll(Map.of("test_patch", testPatch, "test_command", "python3 -c 'import calc.no_such_module' && python3 -m unittest -v",
+                "test_report", Map.of("format", "unittest"), "FAIL_TO_PASS", List.of("test_add_positive (tests.test_add.AddTest)"),
+                "limits", Map.of("test_timeout_s", 60)));
+        var broken = FixtureRepo.parse(fields);
         Verdict v = harness.verify(broken, repo.patch(Map.of("calc/ops.py", OPS_FIXED)));
         assertEquals(VerificationStatus.UNRESOLVED, v.status());
         assertEquals(Verdict.Cause.ENVIRONMENT, v.cause());
@@ -194,22 +185,21 @@ class PythonHarnessTest {
     @Test
     void theTasksToolchainNotTheHosts() throws Exception {
         var host = Toolchains.scan(VerifierOptions.HOST_JVMS);
-        org.junit.jupiter.api.Assumptions.assumeFalse(host.jdks().isEmpty(), "this host has no JDK under /usr/lib/jvm");
+        assumeFalse(host.jdks().isEmpty(), "this host has no JDK under /usr/lib/jvm");
         int lowest = host.jdks().getFirst().major();
-        var node = (com.fasterxml.jackson.databind.node.ObjectNode) new ObjectMapper().valueToTree(java.util.Map.of("instance_id", "fixture__calc-jdk",
-                "problem_statement", "add(2, 3) returns -1", "workspace", Map.of("type", "git", "path", repo.dir.toString(), "commit", repo.base),
-                "test_patch", testPatch, "test_command", "echo \"JAVA_HOME=$JAVA_HOME\"; python3 -m unittest -v", "test_report", Map.of("format", "unittest"),
-                "FAIL_TO_PASS", List.of("test_add_positive (tests.test_add.AddTest)"), "limits", Map.of("test_timeout_s", 60),
-                "toolchain", Map.of("java", String.valueOf(lowest))));
-        var task = ((TaskParser.Result.Valid) new TaskParser(Path.of("/")).parse(node)).task();
+        var fields = repo.taskFields("fixture__calc-jdk", "add(2, 3) returns -1");
+        fields.putAll(Map.of("test_patch", testPatch, "test_command", "echo \"JAVA_HOME=$JAVA_HOME\"; python3 -m unittest -v",
+                "test_report", Map.of("format", "unittest"), "FAIL_TO_PASS", List.of("test_add_positive (tests.test_add.AddTest)"),
+                "limits", Map.of("test_timeout_s", 60), "toolchain", Map.of("java", String.valueOf(lowest))));
+        var task = FixtureRepo.parse(fields);
         Verdict v = harness.verify(task, repo.patch(Map.of("calc/ops.py", OPS_FIXED)));
         assertEquals(VerificationStatus.RESOLVED, v.status(), v.reason());
         Path home = host.java(lowest).orElseThrow().jdk().home();
         assertTrue(v.log().contains("JAVA_HOME=" + home), v.log());
         assertEquals("java " + lowest + " at " + home, v.toolchain());
 
-        node.set("toolchain", new ObjectMapper().valueToTree(Map.of("java", "99")));
-        Verdict none = harness.verify(((TaskParser.Result.Valid) new TaskParser(Path.of("/")).parse(node)).task(), "");
+        fields.put("toolchain", Map.of("java", "99"));
+        Verdict none = harness.verify(FixtureRepo.parse(fields), "");
         assertEquals(VerificationStatus.INFRA_ERROR, none.status(), "never a reward");
         assertEquals(Verdict.Cause.ENVIRONMENT, none.cause());
         assertTrue(none.reason().startsWith("the task needs java 99; this host has [java " + lowest), none.reason());

@@ -56,13 +56,10 @@ public record EpisodeFacts(
             }
         }
         var patchFiles = PatchPaths.of(patch);
-        int changed = 0;
+        int changed = PatchPaths.changedLines(patch);
         var removed = new ArrayList<String>();
         for (String line : patch.split("\n")) {
-            if ((line.startsWith("+") && !line.startsWith("+++")) || (line.startsWith("-") && !line.startsWith("---"))) {
-                changed++;
-            }
-            if (line.startsWith("-") && !line.startsWith("---")) {
+            if (PatchPaths.isRemoved(line)) {
                 String def = definition(line.substring(1));
                 if (def != null) {
                     removed.add(def);
@@ -71,7 +68,7 @@ public record EpisodeFacts(
         }
         // a definition removed and added back (an edited body) is not a deletion
         for (String line : patch.split("\n")) {
-            if (line.startsWith("+") && !line.startsWith("+++")) {
+            if (PatchPaths.isAdded(line)) {
                 removed.remove(definition(line.substring(1)));
             }
         }

@@ -2,6 +2,7 @@ package ai.openalice.rl.prm;
 
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.harness.PatchPaths;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -13,14 +14,8 @@ public record Privileged(Set<String> goldFiles, int goldChangedLines, List<Strin
 
     public static Privileged of(Task task) {
         String gold = task.patch() == null ? "" : task.patch();
-        int changed = 0;
-        for (String line : gold.split("\n")) {
-            if ((line.startsWith("+") && !line.startsWith("+++")) || (line.startsWith("-") && !line.startsWith("---"))) {
-                changed++;
-            }
-        }
-        var tests = new java.util.ArrayList<>(task.failToPass());
+        var tests = new ArrayList<>(task.failToPass());
         tests.addAll(task.passToPass());
-        return new Privileged(Set.copyOf(PatchPaths.of(gold)), changed, List.copyOf(tests), task.testCommand());
+        return new Privileged(Set.copyOf(PatchPaths.of(gold)), PatchPaths.changedLines(gold), List.copyOf(tests), task.testCommand());
     }
 }

@@ -3,11 +3,13 @@ package ai.openalice.rl.servicekit;
 import ai.openalice.rl.retry.Backoff;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileStore;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.ToLongFunction;
@@ -140,12 +142,8 @@ public final class DiskSpace {
 
     /** The usable bytes of the volume {@code p} is on (its nearest existing folder's). */
     public static long usableBytes(Path p) {
-        Path q = p.toAbsolutePath();
-        while (q != null && !Files.exists(q)) {
-            q = q.getParent();
-        }
         try {
-            return Files.getFileStore(q == null ? Path.of("/") : q).getUsableSpace();
+            return store(p).getUsableSpace();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot measure the free space at " + p + ": " + e.getMessage(), e);
         }
@@ -153,16 +151,21 @@ public final class DiskSpace {
 
     /** "3.2 MiB free of 1.0 GiB at PATH". */
     public static String describe(Path p) {
-        Path q = p.toAbsolutePath();
-        while (q != null && !Files.exists(q)) {
-            q = q.getParent();
-        }
         try {
-            var store = Files.getFileStore(q == null ? Path.of("/") : q);
+            var store = store(p);
             return bytes(store.getUsableSpace()) + " free of " + bytes(store.getTotalSpace()) + " at " + p;
         } catch (IOException e) {
             return "free space at " + p + " unknown (" + e.getMessage() + ")";
         }
+    }
+
+    /** The file store of {@code p}'s nearest existing folder (a path not made yet lands on its parent's volume). */
+    private static FileStore store(Path p) throws IOException {
+        Path q = p.toAbsolutePath();
+        while (q != null && !Files.exists(q)) {
+            q = q.getParent();
+        }
+        return Files.getFileStore(q == null ? Path.of("/") : q);
     }
 
     /** Whether {@code e} (or a cause) is the volume being full (ENOSPC, or a quota: EDQUOT). */
@@ -192,6 +195,6 @@ public final class DiskSpace {
             v /= 1024;
             u++;
         }
-        return String.format(java.util.Locale.ROOT, "%.1f %s", v, units[u]);
+        return String.format(Locale.ROOT, "%.1f %s", v, units[u]);
     }
 }

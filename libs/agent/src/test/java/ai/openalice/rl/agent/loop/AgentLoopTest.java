@@ -23,7 +23,9 @@ import ai.openalice.rl.policy.Completion;
 import ai.openalice.rl.policy.CompletionRequest;
 import ai.openalice.rl.policy.Policy;
 import ai.openalice.rl.policy.PolicyException;
+import ai.openalice.rl.sandbox.ExecResult;
 import ai.openalice.rl.sandbox.Sandbox;
+import ai.openalice.rl.sandbox.SandboxException;
 import ai.openalice.rl.sandbox.SandboxSpec;
 import ai.openalice.rl.sandbox.WorkspaceSource;
 import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
@@ -160,16 +162,7 @@ class AgentLoopTest {
         assertEquals(Termination.MAX_CONTEXT, tight.termination());
         assertEquals(0, tight.trajectory().turns().size());
 
-        Policy sleeper = new Policy() {
-            public String name() {
-                return "sleeper";
-            }
-
-            public Completion complete(CompletionRequest r) {
-                int[] ids = TOK.encode("call: bash\ncommand: sleep 2\n");
-                return new Completion(ids, new double[ids.length], "call: bash\ncommand: sleep 2\n", Completion.FinishReason.STOP, 0);
-            }
-        };
+        Policy sleeper = saying("sleeper", "call: bash\ncommand: sleep 2\n");
         Episode slow = run(sleeper, new CompactFormat(), LoopConfig.defaults(10, 16384).withTimeout(Duration.ofSeconds(1)));
         assertEquals(Termination.TIMEOUT, slow.termination());
         assertEquals(1, slow.trajectory().turns().size());
@@ -189,15 +182,29 @@ class AgentLoopTest {
         assertEquals("inference service unreachable", infra.error().message());
     }
 
+    /** A policy that answers {@code text} every turn (log π 0 for each token). */
+    private static Policy saying(String name, String text) {
+        return new Policy() {
+            public String name() {
+                return name;
+            }
+
+            public Completion complete(CompletionRequest r) {
+                int[] ids = TOK.encode(text);
+                return new Completion(ids, new double[ids.length], text, Completion.FinishReason.STOP, 0);
+            }
+        };
+    }
+
     /** A sandbox whose every command fails as the sandbox itself failing, for {@code reason}. */
-    private static Sandbox failing(Sandbox real, ai.openalice.rl.sandbox.SandboxException.Reason reason) {
+    private static Sandbox failing(Sandbox real, SandboxException.Reason reason) {
         return new Sandbox() {
             public String id() {
                 return real.id();
             }
 
-            public ai.openalice.rl.sandbox.ExecResult exec(String command, Duration timeout) {
-                throw new ai.openalice.rl.sandbox.SandboxException(reason, "pod alice-sbx-1 vanished");
+            public ExecResult exec(String command, Duration timeout) {
+                throw new SandboxException(reason, "pod alice-sbx-1 vanished");
             }
 
             public String readFile(String path) {
@@ -228,23 +235,14 @@ class AgentLoopTest {
 
     @Test
     void anEpisodeTellsWhetherItsSandboxDiedUnderIt() {
-        Policy ls = new Policy() {
-            public String name() {
-                return "ls";
-            }
-
-            public Completion complete(CompletionRequest r) {
-                int[] ids = TOK.encode("call: bash\ncommand: ls\n");
-                return new Completion(ids, new double[ids.length], "call: bash\ncommand: ls\n", Completion.FinishReason.STOP, 0);
-            }
-        };
-        for (var reason : List.of(ai.openalice.rl.sandbox.SandboxException.Reason.SANDBOX_DIED, ai.openalice.rl.sandbox.SandboxException.Reason.IO)) {
+        Policy ls = saying("ls", "call: bash\ncommand: ls\n");
+        for (var reason : List.of(SandboxException.Reason.SANDBOX_DIED, SandboxException.Reason.IO)) {
             try (Sandbox s = failing(sandbox(), reason)) {
                 Episode e = new AgentLoop(ls, TOK, new CompactFormat(), Tools.standard()).run(task.agentView(1), s, LoopConfig.defaults(10, 16384));
                 assertEquals(Termination.INFRA_ERROR, e.termination());
                 assertEquals("sandbox", e.error().kind());
                 assertEquals(reason, e.sandboxFailure());
-                assertEquals(reason == ai.openalice.rl.sandbox.SandboxException.Reason.SANDBOX_DIED, e.sandboxDied(), reason.toString());
+                assertEquals(reason == SandboxException.Reason.SANDBOX_DIED, e.sandboxDied(), reason.toString());
             }
         }
     }

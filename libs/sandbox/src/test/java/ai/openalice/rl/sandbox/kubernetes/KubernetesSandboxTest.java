@@ -12,6 +12,7 @@ import ai.openalice.rl.sandbox.SandboxException;
 import ai.openalice.rl.sandbox.SandboxSpec;
 import ai.openalice.rl.sandbox.Shell;
 import ai.openalice.rl.sandbox.WorkspaceSource;
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
@@ -184,27 +185,30 @@ class KubernetesSandboxTest {
         });
     }
 
+    /** A sandbox of a cold start (no warm pool): whatever pod is created gets its tar expectation once it exists. */
+    private Sandbox startedSandbox(KubernetesSandboxProvider provider) throws InterruptedException {
+        String[] started = new String[1];
+        var watcher = Executors.newSingleThreadScheduledExecutor();
+        watcher.scheduleWithFixedDelay(() -> {
+            var pods = kubeletClient.pods().inNamespace(NS).list().getItems();
+            if (!pods.isEmpty() && started[0] == null) {
+                started[0] = pods.getFirst().getMetadata().getName();
+                expectExec(started[0], "tar -x -m --no-same-owner -C '/workspace'", true, "", 0);
+            }
+        }, 0, 10, TimeUnit.MILLISECONDS);
+        try {
+            return provider.create(SandboxSpec.of(new WorkspaceSource.Empty()));
+        } finally {
+            watcher.shutdownNow();
+            watcher.awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
     @Test
     void aVanishedPodIsAnInfrastructureFailure() throws Exception {
         withMockRetries(() -> {
             var provider = new KubernetesSandboxProvider(client, config("runner-a").withWarmPoolSize(0), tmp.resolve("templates"));
-            String[] started = new String[1];
-            // Whatever pod is created gets its tar expectation once it exists.
-            var watcher = Executors.newSingleThreadScheduledExecutor();
-            watcher.scheduleWithFixedDelay(() -> {
-                var pods = kubeletClient.pods().inNamespace(NS).list().getItems();
-                if (!pods.isEmpty() && started[0] == null) {
-                    started[0] = pods.getFirst().getMetadata().getName();
-                    expectExec(started[0], "tar -x -m --no-same-owner -C '/workspace'", true, "", 0);
-                }
-            }, 0, 10, TimeUnit.MILLISECONDS);
-            Sandbox s;
-            try {
-                s = provider.create(SandboxSpec.of(new WorkspaceSource.Empty()));
-            } finally {
-                watcher.shutdownNow();
-                watcher.awaitTermination(5, TimeUnit.SECONDS);
-            }
+            Sandbox s = startedSandbox(provider);
             client.pods().inNamespace(NS).withName(((KubernetesSandbox) s).podName()).delete();
             var e = assertThrows(SandboxException.class, () -> s.exec("true", Duration.ofSeconds(5)));
             assertEquals(SandboxException.Reason.SANDBOX_DIED, e.reason(), e.getMessage());
@@ -217,25 +221,10 @@ class KubernetesSandboxTest {
     void aPodWhoseContainerWasOomKilledIsTheAgentsLimitNotTheBackEnds() throws Exception {
         withMockRetries(() -> {
             var provider = new KubernetesSandboxProvider(client, config("runner-a").withWarmPoolSize(0), tmp.resolve("templates"));
-            String[] started = new String[1];
-            var watcher = Executors.newSingleThreadScheduledExecutor();
-            watcher.scheduleWithFixedDelay(() -> {
-                var pods = kubeletClient.pods().inNamespace(NS).list().getItems();
-                if (!pods.isEmpty() && started[0] == null) {
-                    started[0] = pods.getFirst().getMetadata().getName();
-                    expectExec(started[0], "tar -x -m --no-same-owner -C '/workspace'", true, "", 0);
-                }
-            }, 0, 10, TimeUnit.MILLISECONDS);
-            Sandbox s;
-            try {
-                s = provider.create(SandboxSpec.of(new WorkspaceSource.Empty()));
-            } finally {
-                watcher.shutdownNow();
-                watcher.awaitTermination(5, TimeUnit.SECONDS);
-            }
+            Sandbox s = startedSandbox(provider);
             var pod = client.pods().inNamespace(NS).withName(((KubernetesSandbox) s).podName()).get();
             pod.getStatus().setPhase("Failed");
-            pod.getStatus().setContainerStatuses(List.of(new io.fabric8.kubernetes.api.model.ContainerStatusBuilder().withName("sandbox")
+            pod.getStatus().setContainerStatuses(List.of(new ContainerStatusBuilder().withName("sandbox")
                     .withNewState().withNewTerminated().withReason("OOMKilled").withExitCode(137).endTerminated().endState().build()));
             client.pods().inNamespace(NS).resource(pod).updateStatus();
             var e = assertThrows(SandboxException.class, () -> s.exec("true", Duration.ofSeconds(5)));
