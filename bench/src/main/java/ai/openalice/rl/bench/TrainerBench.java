@@ -7,13 +7,13 @@ import ai.openalice.rl.core.loss.Aggregation;
 import ai.openalice.rl.core.loss.PolicyLossConfig;
 import ai.openalice.rl.events.Action;
 import ai.openalice.rl.events.Turn;
-import ai.openalice.rl.model.Gpt;
 import ai.openalice.rl.model.GptConfig;
-import ai.openalice.rl.model.train.AdamW;
+import ai.openalice.rl.model.djl.Gpt;
 import ai.openalice.rl.model.learner.Learner;
 import ai.openalice.rl.model.learner.LrSchedule;
 import ai.openalice.rl.model.learner.Sample;
 import ai.openalice.rl.model.learner.SequenceBatch;
+import ai.openalice.rl.model.train.AdamW;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Random;
@@ -94,7 +94,7 @@ final class TrainerBench {
     }
 
     /** The least a learner does: the same micro-batches, log-likelihood of the masked targets, backward, AdamW. */
-    static void bare(ai.openalice.rl.model.CausalLm gpt, AdamW opt, SequenceBatch b, int micro) {
+    static void bare(ai.openalice.rl.model.djl.CausalLm gpt, AdamW opt, SequenceBatch b, int micro) {
         ai.djl.pytorch.jni.JniUtils.setGradMode(false);
         for (int r0 = 0; r0 < b.rows(); r0 += micro) {
             try (NDScope scope = new NDScope(); var sub = gpt.manager().newSubManager()) {

@@ -1,7 +1,7 @@
 package ai.openalice.rl.cli;
 
-import ai.openalice.rl.model.template.ChatTemplate;
-import ai.openalice.rl.model.template.TemplateException;
+import ai.openalice.rl.jinja.TemplateException;
+import ai.openalice.rl.model.chat.ChatTemplate;
 import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;

@@ -11,12 +11,12 @@ import java.util.stream.Collectors;
 
 /**
  * The learner's forward pass for {@code alice-rl model score --engine djl}. The command line does
- * not ship PyTorch (only the trainer does), so it runs {@code ai.openalice.rl.model.hf.Score} on
+ * not ship PyTorch (only the trainer does), so it runs {@code ai.openalice.rl.model.djl.Score} on
  * the trainer package's classpath, building that package when it is missing; where the class is on
  * this classpath already (the CLI's own tests), it is called in-process.
  */
 final class Djl {
-    static final String SCORE = "ai.openalice.rl.model.hf.Score";
+    static final String SCORE = "ai.openalice.rl.model.djl.Score";
 
     private Djl() {}
 

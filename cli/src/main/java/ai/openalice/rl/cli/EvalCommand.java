@@ -143,12 +143,12 @@ final class EvalCommand implements Callable<Integer> {
             Path local = Path.of(System.getProperty("alice.root", ".")).resolve(".alice-rl/train/auth/operator.jwt");
             file = java.nio.file.Files.isReadable(local) ? local : null;
         }
-        return file == null ? null : ai.openalice.rl.events.auth.Tokens.read(file);
+        return file == null ? null : ai.openalice.rl.auth.Tokens.read(file);
     }
 
     private static HttpRequest.Builder request(URI uri, String bearer) {
         var b = HttpRequest.newBuilder(uri);
-        return bearer == null ? b : b.header("Authorization", ai.openalice.rl.events.auth.Tokens.authorization(bearer));
+        return bearer == null ? b : b.header("Authorization", ai.openalice.rl.auth.Tokens.authorization(bearer));
     }
 
     private int predictions(PrintWriter out, PrintWriter err) throws Exception {

@@ -3,7 +3,7 @@ package ai.openalice.rl.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.openalice.rl.model.template.ChatTemplate;
+import ai.openalice.rl.model.chat.ChatTemplate;
 import ai.openalice.rl.testkit.PythonReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

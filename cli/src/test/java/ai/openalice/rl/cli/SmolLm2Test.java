@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.model.chat.ChatTemplate;
 import ai.openalice.rl.model.hf.DType;
 import ai.openalice.rl.model.hf.HfConfig;
 import ai.openalice.rl.model.hf.HfModel;
 import ai.openalice.rl.model.hf.LoraAdapter;
 import ai.openalice.rl.model.hf.LoraConfig;
-import ai.openalice.rl.model.template.ChatTemplate;
 import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
 import ai.openalice.rl.testkit.PythonReference;
 import com.fasterxml.jackson.databind.JsonNode;

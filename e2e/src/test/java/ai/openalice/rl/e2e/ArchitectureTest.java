@@ -1,5 +1,6 @@
 package ai.openalice.rl.e2e;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,6 +10,10 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -56,7 +61,8 @@ class ArchitectureTest {
     void noLibraryImportsAService() {
         noClasses().that().resideInAnyPackage("ai.openalice.rl.core..", "ai.openalice.rl.events..", "ai.openalice.rl.sandbox..",
                         "ai.openalice.rl.harness..", "ai.openalice.rl.model..", "ai.openalice.rl.policy..", "ai.openalice.rl.agent..",
-                        "ai.openalice.rl.servicekit..", "ai.openalice.rl.prm..", "ai.openalice.rl.retry..")
+                        "ai.openalice.rl.servicekit..", "ai.openalice.rl.prm..", "ai.openalice.rl.retry..", "ai.openalice.rl.jinja..",
+                        "ai.openalice.rl.auth..")
                 .should().dependOnClassesThat().resideInAnyPackage(SERVICES)
                 .because("libraries are the services' common ground; a service is free to change what the others never see")
                 .check(classes);
@@ -94,5 +100,49 @@ class ArchitectureTest {
         noClasses().should().dependOnClassesThat().resideInAnyPackage("ai.djl.ndarray..", "ai.djl.engine..", "ai.djl.pytorch..", "ai.djl.nn..")
                 .because("PyTorch's native jar is for the learner alone (libs/model)")
                 .check(core);
+    }
+
+    /** The template engine is a library of its own: Java, Jackson and itself, nothing of alice-rl's. */
+    @Test
+    void theTemplateEngineStandsAlone() {
+        assertTrue(classes.contain("ai.openalice.rl.jinja.Template"), "libs/jinja was not built");
+        classes().that().resideInAPackage("ai.openalice.rl.jinja..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("ai.openalice.rl.jinja..", "java..", "com.fasterxml.jackson..")
+                .because("libs/jinja is Jinja alone; chat layouts (libs/model-core, model.chat) use it, never the other way round")
+                .check(classes);
+    }
+
+    /**
+     * Each package lives in one jar: a dependency between two modules is then an import line, and a
+     * module's classes are found by their package, not by the folder they were built into.
+     */
+    @Test
+    void noPackageSpansTwoJars() throws Exception {
+        var homes = new TreeMap<String, Set<String>>();
+        for (String parent : new String[] {"libs", "services", "cli", "bench"}) {
+            Path p = ROOT.resolve(parent);
+            List<Path> modules;
+            try (Stream<Path> listed = Files.list(p)) {
+                modules = Files.isDirectory(p.resolve("target/classes")) ? List.of(p) : listed.toList();
+            }
+            for (Path module : modules) {
+                Path built = module.resolve("target/classes");
+                if (!Files.isDirectory(built)) {
+                    continue;
+                }
+                try (Stream<Path> files = Files.walk(built)) {
+                    files.filter(f -> f.toString().endsWith(".class")).map(f -> built.relativize(f.getParent()).toString().replace('/', '.'))
+                            .forEach(pkg -> homes.computeIfAbsent(pkg, k -> new TreeSet<>()).add(ROOT.relativize(module).toString()));
+                }
+            }
+        }
+        assertTrue(homes.containsKey("ai.openalice.rl.model.djl") && homes.containsKey("ai.openalice.rl.model.hf"), "the modules were not built: " + homes.keySet());
+        var split = new TreeMap<String, Set<String>>();
+        homes.forEach((pkg, jars) -> {
+            if (jars.size() > 1) {
+                split.put(pkg, jars);
+            }
+        });
+        assertTrue(split.isEmpty(), "packages in more than one jar: " + split);
     }
 }

@@ -1,7 +1,7 @@
 package ai.openalice.rl.cli.train;
 
-import ai.openalice.rl.events.auth.Roles;
-import ai.openalice.rl.events.auth.Tokens;
+import ai.openalice.rl.auth.Roles;
+import ai.openalice.rl.auth.Tokens;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

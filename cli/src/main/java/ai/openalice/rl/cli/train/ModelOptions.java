@@ -1,11 +1,11 @@
 package ai.openalice.rl.cli.train;
 
+import ai.openalice.rl.jinja.TemplateException;
+import ai.openalice.rl.model.chat.ChatTemplate;
 import ai.openalice.rl.model.hf.HfConfig;
 import ai.openalice.rl.model.hf.HfFormatException;
 import ai.openalice.rl.model.hf.HfModel;
 import ai.openalice.rl.model.hf.LoraAdapter;
-import ai.openalice.rl.model.template.ChatTemplate;
-import ai.openalice.rl.model.template.TemplateException;
 import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -72,7 +72,7 @@ final class ModelOptions {
                 if (t.endTokens().length == 0) {
                     return "--model " + model + ": no end-of-sequence token (eos_token_id in generation_config.json or config.json)";
                 }
-                new ai.openalice.rl.model.template.TemplateChat(ChatTemplate.load(model, true), t, java.util.Map.of()); // its special tokens exist
+                new ai.openalice.rl.model.chat.TemplateChat(ChatTemplate.load(model, true), t, java.util.Map.of()); // its special tokens exist
             }
             return null;
         } catch (HfFormatException | TemplateException e) {

@@ -162,7 +162,7 @@ public final class Supervisor implements AutoCloseable {
     /** A request to a service as the run's operator (its token holds every role). */
     private HttpRequest.Builder request(String service, String path) {
         return HttpRequest.newBuilder(uri(service, path)).timeout(Duration.ofSeconds(60)).header("Authorization",
-                ai.openalice.rl.events.auth.Tokens.authorization(auth.operatorToken()));
+                ai.openalice.rl.auth.Tokens.authorization(auth.operatorToken()));
     }
 
     public String get(String service, String path) throws Exception {

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.types.Shape;
-import ai.openalice.rl.model.Gpt;
 import ai.openalice.rl.model.GptConfig;
 import ai.openalice.rl.model.Sampler;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
+import ai.openalice.rl.model.djl.Gpt;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import java.nio.file.Path;
 import java.util.List;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.openalice.rl.model.Gpt;
 import ai.openalice.rl.model.GptConfig;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
+import ai.openalice.rl.model.djl.Gpt;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import java.nio.file.Path;
 import java.util.Arrays;

@@ -1,8 +1,8 @@
 package ai.openalice.rl.inference;
 
-import ai.openalice.rl.model.Gpt;
 import ai.openalice.rl.model.GptConfig;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
+import ai.openalice.rl.model.djl.Gpt;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import java.nio.file.Files;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.model.chat.CompactChat;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
-import ai.openalice.rl.model.tokenizer.CompactChat;
 import ai.openalice.rl.policy.CompletionRequest;
 import ai.openalice.rl.policy.OrtPolicy;
 import com.openai.client.OpenAIClient;

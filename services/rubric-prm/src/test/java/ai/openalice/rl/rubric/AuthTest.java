@@ -2,7 +2,7 @@ package ai.openalice.rl.rubric;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import ai.openalice.rl.events.auth.Roles;
+import ai.openalice.rl.auth.Roles;
 import ai.openalice.rl.servicekit.auth.AuthMatrix.Door;
 import ai.openalice.rl.servicekit.auth.AuthMatrix;
 import io.quarkus.test.common.http.TestHTTPResource;

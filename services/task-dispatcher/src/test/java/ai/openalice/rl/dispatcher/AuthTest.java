@@ -6,8 +6,8 @@ import static ai.openalice.rl.servicekit.auth.AuthMatrix.token;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.auth.Roles;
 import ai.openalice.rl.events.EventCodec;
-import ai.openalice.rl.events.auth.Roles;
 import ai.openalice.rl.servicekit.auth.AuthMatrix.Door;
 import ai.openalice.rl.servicekit.auth.AuthMatrix;
 import io.quarkus.test.common.http.TestHTTPResource;

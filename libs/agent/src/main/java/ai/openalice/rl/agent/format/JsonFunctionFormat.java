@@ -50,11 +50,11 @@ public final class JsonFunctionFormat implements ToolCallFormat {
     @Override
     public Parsed parse(String completion) {
         try {
-            var calls = ai.openalice.rl.model.template.ToolCalls.parse(completion);
+            var calls = ai.openalice.rl.model.chat.ToolCalls.parse(completion);
             if (!calls.isEmpty()) {
                 return new Parsed.Call(calls.getFirst().name(), calls.getFirst().arguments());
             }
-        } catch (ai.openalice.rl.model.template.ToolCalls.Malformed e) {
+        } catch (ai.openalice.rl.model.chat.ToolCalls.Malformed e) {
             return new Parsed.Unparsable(e.getMessage());
         }
         return new Parsed.Unparsable(llama ? "no function call found; answer with {\"name\": \"bash\", \"parameters\": {\"command\": \"ls\"}}"

@@ -10,9 +10,9 @@ import ai.openalice.rl.events.RolloutCompleted;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.Turn;
-import ai.openalice.rl.model.template.TemplateException;
-import ai.openalice.rl.model.tokenizer.ChatLayout;
-import ai.openalice.rl.model.tokenizer.CompactChat;
+import ai.openalice.rl.jinja.TemplateException;
+import ai.openalice.rl.model.chat.ChatLayout;
+import ai.openalice.rl.model.chat.CompactChat;
 import ai.openalice.rl.model.tokenizer.Tokenizer;
 import ai.openalice.rl.policy.Completion;
 import ai.openalice.rl.policy.CompletionRequest;
@@ -124,7 +124,7 @@ public final class AgentLoop {
                 end = Termination.MAX_STEPS;
                 break;
             }
-            int[] prompt = CompactChat.concat(context, delta);
+            int[] prompt = ChatLayout.concat(context, delta);
             if (prompt.length + cfg.maxTokensPerTurn() > cfg.maxContextTokens()) {
                 end = Termination.MAX_CONTEXT;
                 break;
@@ -167,7 +167,7 @@ public final class AgentLoop {
             String observation = cap(obs.text(), cfg.maxObservationTokens(), tokenizer);
             turns.add(new Turn(step, boxed(delta), boxed(c.tokens()), Arrays.stream(c.logprobs()).boxed().toList(), c.policyVersion(), action,
                     observation, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000));
-            context = CompactChat.concat(prompt, c.tokens());
+            context = ChatLayout.concat(prompt, c.tokens());
             if (end == null && obs.terminal()) {
                 end = Termination.SUBMITTED;
             }

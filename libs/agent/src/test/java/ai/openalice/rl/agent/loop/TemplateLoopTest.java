@@ -10,23 +10,23 @@ import ai.openalice.rl.agent.tools.Tools;
 import ai.openalice.rl.core.loss.Aggregation;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Turn;
-import ai.openalice.rl.harness.Harness;
-import ai.openalice.rl.harness.VerifierOptions;
 import ai.openalice.rl.events.VerificationStatus;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskReader;
-import ai.openalice.rl.sandbox.WorkspaceSource;
+import ai.openalice.rl.harness.Harness;
+import ai.openalice.rl.harness.VerifierOptions;
+import ai.openalice.rl.model.chat.ChatTemplate;
+import ai.openalice.rl.model.chat.TemplateChat;
 import ai.openalice.rl.model.hf.TinyModels;
 import ai.openalice.rl.model.learner.Sample;
 import ai.openalice.rl.model.learner.SequenceBatch;
-import ai.openalice.rl.model.template.ChatTemplate;
-import ai.openalice.rl.model.template.TemplateChat;
 import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
 import ai.openalice.rl.policy.Completion;
 import ai.openalice.rl.policy.CompletionRequest;
 import ai.openalice.rl.policy.Policy;
 import ai.openalice.rl.sandbox.Sandbox;
 import ai.openalice.rl.sandbox.SandboxSpec;
+import ai.openalice.rl.sandbox.WorkspaceSource;
 import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
 import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -164,7 +164,7 @@ class TemplateLoopTest {
     void aTokenizerWithoutTheTemplatesSpecialTokensIsRefusedNamingThem(@TempDir Path other) throws Exception {
         JSON.writeValue(other.resolve("tokenizer.json").toFile(), TinyModels.byteLevelTokenizer(List.of("<|endoftext|>")));
         try (var plain = HuggingFaceTokenizer.load(other.resolve("tokenizer.json"))) {
-            var e = org.junit.jupiter.api.Assertions.assertThrows(ai.openalice.rl.model.template.TemplateException.class,
+            var e = org.junit.jupiter.api.Assertions.assertThrows(ai.openalice.rl.jinja.TemplateException.class,
                     () -> new TemplateChat(qwen3, plain, Map.of()));
             assertEquals("the chat template writes [<|im_end|>, <|im_start|>] but the tokenizer has no such special token (it has [<|endoftext|>]):"
                     + " the model would read them as plain text", e.getMessage());

@@ -3,7 +3,7 @@ package ai.openalice.rl.model.train;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDArrays;
 import ai.openalice.rl.core.loss.PolicyLossConfig;
-import ai.openalice.rl.model.Scalars;
+import ai.openalice.rl.model.djl.Scalars;
 
 /**
  * rl-core's policy loss ({@code ai.openalice.rl.core.loss.PolicyLoss}) in NDArray ops, so that its

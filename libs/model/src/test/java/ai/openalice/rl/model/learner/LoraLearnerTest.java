@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.core.loss.PolicyLossConfig;
+import ai.openalice.rl.model.djl.HfLm;
 import ai.openalice.rl.model.hf.HfConfig;
-import ai.openalice.rl.model.hf.HfLm;
 import ai.openalice.rl.model.hf.LoraAdapter;
 import ai.openalice.rl.model.hf.LoraConfig;
 import ai.openalice.rl.model.hf.TinyModels;

@@ -7,9 +7,9 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.types.Shape;
 import ai.openalice.rl.core.advantage.AdvantageEstimators;
 import ai.openalice.rl.core.loss.PolicyLossConfig;
-import ai.openalice.rl.model.Gpt;
 import ai.openalice.rl.model.GptConfig;
 import ai.openalice.rl.model.Sampler;
+import ai.openalice.rl.model.djl.Gpt;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 

@@ -35,7 +35,7 @@ public class ClientToken {
 
     static String read(Path path) {
         try {
-            return ai.openalice.rl.events.auth.Tokens.read(path);
+            return ai.openalice.rl.auth.Tokens.read(path);
         } catch (IOException e) {
             throw new UncheckedIOException("alice.auth.client-token-file: cannot read " + path + ": " + e.getMessage(), e);
         }

@@ -1,6 +1,6 @@
 package ai.openalice.rl.servicekit.auth;
 
-import ai.openalice.rl.events.auth.Roles;
+import ai.openalice.rl.auth.Roles;
 import io.quarkus.security.identity.AuthenticationRequestContext;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.quarkus.security.identity.SecurityIdentityAugmentor;

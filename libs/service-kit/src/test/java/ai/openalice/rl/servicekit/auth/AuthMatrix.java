@@ -1,7 +1,7 @@
 package ai.openalice.rl.servicekit.auth;
 
-import ai.openalice.rl.events.auth.Roles;
-import ai.openalice.rl.events.auth.Tokens;
+import ai.openalice.rl.auth.Roles;
+import ai.openalice.rl.auth.Tokens;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import java.io.IOException;
 import java.io.UncheckedIOException;

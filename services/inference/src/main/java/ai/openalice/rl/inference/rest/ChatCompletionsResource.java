@@ -1,11 +1,11 @@
 package ai.openalice.rl.inference.rest;
 
-import ai.openalice.rl.events.auth.Roles;
+import ai.openalice.rl.auth.Roles;
 import ai.openalice.rl.inference.service.LoadedModel;
-import ai.openalice.rl.model.template.ChatTemplate;
-import ai.openalice.rl.model.template.TemplateException;
-import ai.openalice.rl.model.template.ToolCalls;
-import ai.openalice.rl.model.tokenizer.CompactChat;
+import ai.openalice.rl.jinja.TemplateException;
+import ai.openalice.rl.model.chat.ChatTemplate;
+import ai.openalice.rl.model.chat.CompactChat;
+import ai.openalice.rl.model.chat.ToolCalls;
 import ai.openalice.rl.policy.Completion;
 import com.fasterxml.jackson.databind.JsonNode;
 import jakarta.annotation.security.RolesAllowed;

@@ -1,6 +1,6 @@
 package ai.openalice.rl.inference.rest;
 
-import ai.openalice.rl.events.auth.Roles;
+import ai.openalice.rl.auth.Roles;
 import ai.openalice.rl.inference.service.LoadedModel;
 import ai.openalice.rl.inference.service.ModelRegistry;
 import ai.openalice.rl.model.tokenizer.Tokenizer;

@@ -15,7 +15,7 @@ public final class LoadedModel {
     private final Tokenizer tokenizer;
     private final Manifest manifest;
     private final java.nio.file.Path dir;
-    private final java.util.Map<Boolean, ai.openalice.rl.model.template.ChatTemplate> templates = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.Map<Boolean, ai.openalice.rl.model.chat.ChatTemplate> templates = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicInteger refs = new AtomicInteger();
     private volatile boolean retired;
     private volatile boolean closed;
@@ -32,14 +32,14 @@ public final class LoadedModel {
      * A HuggingFace checkpoint's chat template (its {@code tokenizer_config.json} or
      * {@code chat_template.jinja}), the {@code tool_use} one when {@code forTools} and it has one;
      * read once. A checkpoint without one, or with one that cannot be parsed, is a
-     * {@link ai.openalice.rl.model.template.TemplateException} naming why.
+     * {@link ai.openalice.rl.jinja.TemplateException} naming why.
      */
-    public ai.openalice.rl.model.template.ChatTemplate chatTemplate(boolean forTools) {
+    public ai.openalice.rl.model.chat.ChatTemplate chatTemplate(boolean forTools) {
         return templates.computeIfAbsent(forTools, t -> {
             try {
-                return ai.openalice.rl.model.template.ChatTemplate.load(dir, t);
+                return ai.openalice.rl.model.chat.ChatTemplate.load(dir, t);
             } catch (java.io.IOException e) {
-                throw new ai.openalice.rl.model.template.TemplateException(dir + ": the chat template cannot be read: " + e.getMessage());
+                throw new ai.openalice.rl.jinja.TemplateException(dir + ": the chat template cannot be read: " + e.getMessage());
             }
         });
     }

@@ -1,9 +1,9 @@
 package ai.openalice.rl.rubric.rest;
 
+import ai.openalice.rl.auth.Roles;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Trajectory;
-import ai.openalice.rl.events.auth.Roles;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskParser;
 import ai.openalice.rl.prm.EpisodeFacts;

@@ -75,7 +75,7 @@ public class EpisodeService {
     private ToolCallFormat format;
     private AgentLoop.Prompt prompt;
     private ai.openalice.rl.model.tokenizer.Tokenizer tokenizer;
-    private ai.openalice.rl.model.tokenizer.ChatLayout layout;
+    private ai.openalice.rl.model.chat.ChatLayout layout;
     private final Set<UUID> inFlight = ConcurrentHashMap.newKeySet();
     private volatile boolean stopping;
     private ai.openalice.rl.servicekit.DiskSpace disk;

@@ -1,11 +1,11 @@
 package ai.openalice.rl.runner.service;
 
-import ai.openalice.rl.model.template.ChatTemplate;
-import ai.openalice.rl.model.template.TemplateChat;
-import ai.openalice.rl.model.template.TemplateException;
+import ai.openalice.rl.jinja.TemplateException;
+import ai.openalice.rl.model.chat.ChatLayout;
+import ai.openalice.rl.model.chat.ChatTemplate;
+import ai.openalice.rl.model.chat.CompactChat;
+import ai.openalice.rl.model.chat.TemplateChat;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
-import ai.openalice.rl.model.tokenizer.ChatLayout;
-import ai.openalice.rl.model.tokenizer.CompactChat;
 import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
 import ai.openalice.rl.model.tokenizer.Tokenizer;
 import java.io.IOException;

@@ -51,7 +51,7 @@ final class RubricStepScorer implements TestTimeSelection.StepScorer {
             var request = HttpRequest.newBuilder(endpoint).timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json");
             String token = bearer.get();
             if (token != null) {
-                request.header("Authorization", ai.openalice.rl.events.auth.Tokens.authorization(token));
+                request.header("Authorization", ai.openalice.rl.auth.Tokens.authorization(token));
             }
             var resp = HTTP.send(request.POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(), HttpResponse.BodyHandlers.ofString());
             if (resp.statusCode() != 200) {

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.model.chat.CompactChat;
+import ai.openalice.rl.model.chat.TemplateChat;
 import ai.openalice.rl.model.hf.TinyModels;
-import ai.openalice.rl.model.template.TemplateChat;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
-import ai.openalice.rl.model.tokenizer.CompactChat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

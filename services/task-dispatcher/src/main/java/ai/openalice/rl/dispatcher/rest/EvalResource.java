@@ -1,9 +1,9 @@
 package ai.openalice.rl.dispatcher.rest;
 
+import ai.openalice.rl.auth.Roles;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.dispatcher.service.EvalService;
 import ai.openalice.rl.dispatcher.service.IntakeService;
-import ai.openalice.rl.events.auth.Roles;
 import ai.openalice.rl.servicekit.rest.Problems;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.smallrye.common.annotation.Blocking;

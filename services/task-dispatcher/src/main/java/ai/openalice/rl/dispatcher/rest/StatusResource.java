@@ -1,5 +1,6 @@
 package ai.openalice.rl.dispatcher.rest;
 
+import ai.openalice.rl.auth.Roles;
 import ai.openalice.rl.dispatcher.config.DispatcherConfig;
 import ai.openalice.rl.dispatcher.model.RolloutState;
 import ai.openalice.rl.dispatcher.model.Terms;
@@ -7,7 +8,6 @@ import ai.openalice.rl.dispatcher.repository.GroupStore;
 import ai.openalice.rl.dispatcher.repository.SchedulerStore;
 import ai.openalice.rl.dispatcher.repository.StatusStore;
 import ai.openalice.rl.dispatcher.service.TrainerTerms;
-import ai.openalice.rl.events.auth.Roles;
 import ai.openalice.rl.servicekit.Sql;
 import ai.openalice.rl.servicekit.rest.Problems;
 import io.smallrye.common.annotation.Blocking;

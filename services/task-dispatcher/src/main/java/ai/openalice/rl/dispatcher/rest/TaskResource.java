@@ -1,10 +1,10 @@
 package ai.openalice.rl.dispatcher.rest;
 
+import ai.openalice.rl.auth.Roles;
 import ai.openalice.rl.dispatcher.model.IntakeOutcome;
 import ai.openalice.rl.dispatcher.repository.SourceQuota;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.dispatcher.service.IntakeService;
-import ai.openalice.rl.events.auth.Roles;
 import ai.openalice.rl.servicekit.auth.AuthSettings;
 import ai.openalice.rl.servicekit.rest.Problems;
 import io.quarkus.security.identity.SecurityIdentity;

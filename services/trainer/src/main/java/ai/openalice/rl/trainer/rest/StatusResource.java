@@ -1,6 +1,6 @@
 package ai.openalice.rl.trainer.rest;
 
-import ai.openalice.rl.events.auth.Roles;
+import ai.openalice.rl.auth.Roles;
 import ai.openalice.rl.trainer.messaging.TrainerService;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import io.smallrye.common.annotation.Blocking;

@@ -1,13 +1,13 @@
 package ai.openalice.rl.trainer.service;
 
-import ai.openalice.rl.model.CausalLm;
-import ai.openalice.rl.model.Gpt;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.checkpoint.CheckpointException;
 import ai.openalice.rl.model.checkpoint.Manifest;
+import ai.openalice.rl.model.djl.CausalLm;
+import ai.openalice.rl.model.djl.Gpt;
+import ai.openalice.rl.model.djl.HfLm;
 import ai.openalice.rl.model.hf.DType;
 import ai.openalice.rl.model.hf.HfFormatException;
-import ai.openalice.rl.model.hf.HfLm;
 import ai.openalice.rl.model.hf.HfModel;
 import ai.openalice.rl.model.hf.HfWeights;
 import ai.openalice.rl.model.hf.LoraAdapter;

@@ -10,16 +10,16 @@ import ai.openalice.rl.events.TrainingMetrics;
 import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.Turn;
-import ai.openalice.rl.model.CausalLm;
-import ai.openalice.rl.model.Gpt;
 import ai.openalice.rl.model.GptConfig;
+import ai.openalice.rl.model.djl.CausalLm;
+import ai.openalice.rl.model.djl.Gpt;
+import ai.openalice.rl.model.learner.Learner;
+import ai.openalice.rl.model.learner.LrSchedule;
+import ai.openalice.rl.model.learner.PolicyLearner;
+import ai.openalice.rl.model.learner.SequenceBatch;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.model.train.AdamW;
 import ai.openalice.rl.trainer.config.TrainerConfig;
-import ai.openalice.rl.model.learner.Learner;
-import ai.openalice.rl.model.learner.PolicyLearner;
-import ai.openalice.rl.model.learner.LrSchedule;
-import ai.openalice.rl.model.learner.SequenceBatch;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import java.net.URI;
 import java.nio.file.Files;
@@ -112,7 +112,7 @@ public final class TrainingLoop implements Runnable {
     }
 
     private <M extends CausalLm> Learner<M> learner(M gpt, Map<String, float[]> optimizerState, long optimizerStep) {
-        if (gpt instanceof ai.openalice.rl.model.hf.HfLm hf) {
+        if (gpt instanceof ai.openalice.rl.model.djl.HfLm hf) {
             hf.exportOnnx(config.exportOnnx());
         } else if (!config.exportOnnx()) {
             throw new IllegalStateException("trainer.export-onnx=false is for a HuggingFace model served by an external engine; the built-in"

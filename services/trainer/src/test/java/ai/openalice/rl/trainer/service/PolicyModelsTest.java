@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.openalice.rl.model.CausalLm;
 import ai.openalice.rl.model.checkpoint.CheckpointException;
+import ai.openalice.rl.model.djl.CausalLm;
 import ai.openalice.rl.model.hf.DType;
 import ai.openalice.rl.model.hf.HfConfig;
 import ai.openalice.rl.model.hf.TinyModels;
@@ -60,7 +60,7 @@ class PolicyModelsTest {
             assertTrue(Files.isRegularFile(tmp.resolve("v1/adapter_config.json")));
             assertTrue(Files.isRegularFile(tmp.resolve("v1/model.onnx")), "served in process by default");
             // for an external engine (trainer.export-onnx=false): the adapter without the merged graph, resumable all the same
-            ((ai.openalice.rl.model.hf.HfLm) lm).exportOnnx(false).save(tmp.resolve("v2"), "ignored", 2, 4, Map.of(), 0);
+            ((ai.openalice.rl.model.djl.HfLm) lm).exportOnnx(false).save(tmp.resolve("v2"), "ignored", 2, 4, Map.of(), 0);
             assertFalse(Files.exists(tmp.resolve("v2/model.onnx")));
             assertFalse(ai.openalice.rl.model.checkpoint.Checkpoint.verify(tmp.resolve("v2")).files().containsKey("model.onnx"));
             try (CausalLm v2 = PolicyModels.resume(tmp.resolve("v2"), Optional.of(model)).model()) {
