@@ -148,18 +148,10 @@ public final class OutboxRelay {
     /** Deletes the rows sent more than {@code keepSent} ago, {@value #PRUNE_BATCH} at a time; returns how many. */
     public int prune() {
         String table = outbox.schema() + ".outbox";
-        int total = 0;
-        int n;
-        do {
-            n = pool.preparedQuery("DELETE FROM " + table + " WHERE id IN (SELECT id FROM " + table
-                    + " WHERE sent_at < now() - make_interval(secs => $1) AND dead_reason IS NULL ORDER BY id LIMIT $2)")
-                    .execute(Tuple.of((double) keepSent.toMillis() / 1000, PRUNE_BATCH)).await().atMost(Duration.ofSeconds(60)).rowCount();
-            total += n;
-        } while (n == PRUNE_BATCH);
-        if (total > 0) {
-            Vacuum.table(pool, table);
-        }
-        return total;
+        return (int) Retention.drain(pool, PRUNE_BATCH, Retention.UNBOUNDED, batch -> pool.preparedQuery("DELETE FROM " + table
+                + " WHERE id IN (SELECT id FROM " + table + " WHERE sent_at < now() - make_interval(secs => $1) AND dead_reason IS NULL"
+                + " ORDER BY id LIMIT $2)").execute(Tuple.of((double) keepSent.toMillis() / 1000, batch)).await().atMost(Duration.ofSeconds(60))
+                .rowCount(), table);
     }
 
     private Uni<Void> send(String topic, String key, byte[] payload) {

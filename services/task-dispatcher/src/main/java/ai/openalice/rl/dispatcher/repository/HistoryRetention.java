@@ -1,6 +1,7 @@
 package ai.openalice.rl.dispatcher.repository;
 
 import ai.openalice.rl.dispatcher.config.DispatcherConfig;
+import ai.openalice.rl.servicekit.Retention;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.scheduler.Scheduled;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -52,17 +53,12 @@ public class HistoryRetention {
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     void prune() {
         try {
-            long groups = drain(() -> pruneGroups(config.keepHistory(), BATCH));
-            long history = drain(() -> pruneSolveHistory(config.keepHistory(), BATCH));
+            long groups = Retention.drain(pool, BATCH, Retention.UNBOUNDED, b -> pruneGroups(config.keepHistory(), b), "dispatcher.rollouts",
+                    "dispatcher.groups");
+            long history = Retention.drain(pool, BATCH, Retention.UNBOUNDED, b -> pruneSolveHistory(config.keepHistory(), b),
+                    "dispatcher.solve_history");
             metrics.counter("dispatcher_history_pruned_total", "table", "groups").increment(groups);
             metrics.counter("dispatcher_history_pruned_total", "table", "solve_history").increment(history);
-            if (groups > 0) {
-                ai.openalice.rl.servicekit.Vacuum.table(pool, "dispatcher.rollouts");
-                ai.openalice.rl.servicekit.Vacuum.table(pool, "dispatcher.groups");
-            }
-            if (history > 0) {
-                ai.openalice.rl.servicekit.Vacuum.table(pool, "dispatcher.solve_history");
-            }
             if (groups + history > 0) {
                 LOG.infof("deleted %d settled group(s) with their rollouts and %d solve history row(s) older than %s", groups, history,
                         config.keepHistory());
@@ -70,15 +66,5 @@ public class HistoryRetention {
         } catch (RuntimeException e) {
             LOG.warnf("history retention: %s; trying again at the next prune (dispatcher.prune-every)", e.getMessage());
         }
-    }
-
-    private static long drain(java.util.function.IntSupplier batch) {
-        long total = 0;
-        int n;
-        do {
-            n = batch.getAsInt();
-            total += n;
-        } while (n == BATCH);
-        return total;
     }
 }

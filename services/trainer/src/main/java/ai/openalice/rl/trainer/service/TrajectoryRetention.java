@@ -1,10 +1,12 @@
 package ai.openalice.rl.trainer.service;
 
+import ai.openalice.rl.servicekit.Retention;
 import ai.openalice.rl.trainer.config.TrainerConfig;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.scheduler.Scheduled;
+import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Instant;
@@ -31,7 +33,7 @@ public class TrajectoryRetention {
     TrainerConfig config;
 
     @Inject
-    io.vertx.mutiny.sqlclient.Pool pool;
+    Pool pool;
 
     private final Counter dropped;
 
@@ -59,18 +61,9 @@ public class TrajectoryRetention {
         long committed = store.latest().map(TrainerStore.Registered::step).orElse(0L);
         long upTo = committed - config.keepTrajectorySteps();
         Instant droppedBefore = now.minus(config.keepDroppedTrajectories());
-        int total = 0;
-        for (int i = 0; i < MAX_BATCHES; i++) {
-            int n = store.dropTrajectories(upTo, droppedBefore, BATCH);
-            total += n;
-            if (n < BATCH) {
-                break;
-            }
-        }
+        // the dropped trajectories' space, reused
+        long total = Retention.drain(pool, BATCH, MAX_BATCHES, b -> store.dropTrajectories(upTo, droppedBefore, b), "trainer.samples");
         dropped.increment(total);
-        if (total > 0) {
-            ai.openalice.rl.servicekit.Vacuum.table(pool, "trainer.samples"); // the dropped trajectories' space, reused
-        }
-        return total;
+        return (int) total;
     }
 }
