@@ -90,6 +90,19 @@ class ArchitectureTest {
     }
 
     /**
+     * Repositories record, services decide: a repository takes what to write and never reaches for
+     * the terms, the configuration of a decision or the events a service builds.
+     */
+    @Test
+    void repositoriesRecordServicesDecide() {
+        assertTrue(classes.contain("ai.openalice.rl.dispatcher.repository.GroupStore"), "the dispatcher was not imported");
+        noClasses().that().resideInAPackage("ai.openalice.rl.*.repository..")
+                .should().dependOnClassesThat().resideInAPackage("ai.openalice.rl.*.service..")
+                .because("what a service decides is testable apart from the SQL that records it")
+                .check(classes);
+    }
+
+    /**
      * What serves and samples a model (libs/model-core: inference, the runner, rubric-prm and the CLI
      * ship it) never touches a tensor engine, so none of them ships PyTorch; only the learner does.
      */

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -11,8 +12,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -77,24 +80,11 @@ public final class TestStack {
 
     /**
      * The partitions of {@code topic} once it exists (a topic is created by its first record),
-     * waiting up to {@code wait}; an AssertionError when it never appears.
+     * waiting up to {@code wait}; a timeout naming the topic when it never appears.
      */
-    public static java.util.List<org.apache.kafka.common.TopicPartition> awaitPartitions(
-            org.apache.kafka.clients.consumer.Consumer<?, ?> consumer, String topic, Duration wait) {
-        long deadline = System.nanoTime() + wait.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (consumer.listTopics().containsKey(topic)) {
-                return consumer.partitionsFor(topic).stream()
-                        .map(p -> new org.apache.kafka.common.TopicPartition(p.topic(), p.partition())).toList();
-            }
-            try {
-                Thread.sleep(200);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
-        throw new AssertionError("topic " + topic + " did not appear within " + wait);
+    public static List<TopicPartition> awaitPartitions(Consumer<?, ?> consumer, String topic, Duration wait) {
+        Waits.until("topic " + topic + " to appear", wait, () -> consumer.listTopics().containsKey(topic));
+        return consumer.partitionsFor(topic).stream().map(p -> new TopicPartition(p.topic(), p.partition())).toList();
     }
 
     /** Producer settings for byte-array values and string keys, acks=all, idempotent. */

@@ -29,7 +29,7 @@ public class CheckpointConsumer {
     @Inject
     io.micrometer.core.instrument.MeterRegistry metrics;
 
-    @Incoming("checkpoints-published")
+    @Incoming(Channels.CHECKPOINTS_PUBLISHED)
     @Blocking
     public void checkpoint(byte[] value) {
         var read = inbox.<CheckpointPublished>read(Topic.CHECKPOINTS_PUBLISHED, value);

@@ -22,7 +22,7 @@ public class RubricMessaging {
     ai.openalice.rl.servicekit.Outboxes outboxes;
 
     @Inject
-    @Channel(ScoringService.CHANNEL)
+    @Channel(Channels.REWARDS_SCORED)
     MutinyEmitter<byte[]> rewards;
 
     private OutboxRelay relay;
@@ -33,14 +33,14 @@ public class RubricMessaging {
     }
 
     /** The dispatcher's task versions; a malformed record goes to the dead-letter topic. */
-    @Incoming("tasks-accepted")
+    @Incoming(Channels.TASKS_ACCEPTED)
     @Blocking
     @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void task(byte[] value) {
         scoring.rememberTask(value);
     }
 
-    @Incoming("verifications-completed")
+    @Incoming(Channels.VERIFICATIONS_COMPLETED)
     @Blocking(ordered = false)
     @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void verification(byte[] value) {

@@ -12,12 +12,12 @@ import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.VerificationCompleted;
 import ai.openalice.rl.events.VerificationStatus;
 import ai.openalice.rl.events.task.Task;
-import ai.openalice.rl.rubric.config.RubricConfig;
 import ai.openalice.rl.prm.EpisodeFacts;
 import ai.openalice.rl.prm.Privileged;
 import ai.openalice.rl.prm.Rubric;
 import ai.openalice.rl.prm.RubricParser;
 import ai.openalice.rl.prm.Scorer;
+import ai.openalice.rl.rubric.config.RubricConfig;
 import ai.openalice.rl.rubric.repository.RubricStore;
 import ai.openalice.rl.servicekit.BoundedRetry;
 import ai.openalice.rl.servicekit.Inbox;
@@ -41,7 +41,6 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 public class ScoringService {
     private static final Logger LOG = Logger.getLogger(ScoringService.class);
-    public static final String CHANNEL = "rewards-scored";
 
     @Inject
     RubricStore store;

@@ -34,7 +34,7 @@ public class RunnerMessaging {
     ai.openalice.rl.servicekit.Outboxes outboxes;
 
     @Inject
-    @Channel(EpisodeService.CHANNEL)
+    @Channel(Channels.ROLLOUTS_COMPLETED)
     MutinyEmitter<byte[]> completed;
 
     private OutboxRelay relay;
@@ -51,7 +51,7 @@ public class RunnerMessaging {
      * lease is handed back, its database pool closed), and the record is neither acknowledged nor
      * refused, so its offset stays uncommitted and Kafka gives it to the next runner.
      */
-    @Incoming("rollouts-requested")
+    @Incoming(Channels.ROLLOUTS_REQUESTED)
     @Blocking(value = "episodes", ordered = false)
     public CompletionStage<Void> rollout(Message<byte[]> request) {
         try {

@@ -52,7 +52,6 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 public class EpisodeService {
     private static final Logger LOG = Logger.getLogger(EpisodeService.class);
-    public static final String CHANNEL = "rollouts-completed";
 
     @Inject
     ai.openalice.rl.servicekit.Inbox inbox;

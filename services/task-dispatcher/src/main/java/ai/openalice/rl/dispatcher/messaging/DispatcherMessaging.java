@@ -1,7 +1,6 @@
 package ai.openalice.rl.dispatcher.messaging;
 
 import ai.openalice.rl.dispatcher.repository.GroupStore;
-import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.dispatcher.service.IntakeService;
 import ai.openalice.rl.dispatcher.service.RolloutLifecycle;
 import ai.openalice.rl.dispatcher.service.Scheduler;
@@ -52,15 +51,15 @@ public class DispatcherMessaging {
 
 
     @Inject
-    @Channel(GroupStore.CHANNEL)
+    @Channel(Channels.ROLLOUTS_REQUESTED)
     MutinyEmitter<byte[]> requested;
 
     @Inject
-    @Channel(IntakeService.REJECTED)
+    @Channel(Channels.TASKS_REJECTED)
     MutinyEmitter<byte[]> rejected;
 
     @Inject
-    @Channel(TaskStore.ACCEPTED)
+    @Channel(Channels.TASKS_ACCEPTED_OUT)
     MutinyEmitter<byte[]> accepted;
 
     private OutboxRelay relay;
@@ -71,7 +70,7 @@ public class DispatcherMessaging {
                 Topic.TASKS_ACCEPTED, accepted));
     }
 
-    @Incoming("tasks-submitted")
+    @Incoming(Channels.TASKS_SUBMITTED)
     @Blocking
     @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void tasks(org.apache.kafka.clients.consumer.ConsumerRecords<String, byte[]> records) {
@@ -80,28 +79,28 @@ public class DispatcherMessaging {
         intake.fromKafka(list);
     }
 
-    @Incoming("rollouts-completed")
+    @Incoming(Channels.ROLLOUTS_COMPLETED)
     @Blocking
     @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void completed(byte[] value) {
         this.<RolloutCompleted>read(Topic.ROLLOUTS_COMPLETED, value, lifecycle::completed);
     }
 
-    @Incoming("verifications-completed")
+    @Incoming(Channels.VERIFICATIONS_COMPLETED)
     @Blocking
     @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void verified(byte[] value) {
         this.<VerificationCompleted>read(Topic.VERIFICATIONS_COMPLETED, value, lifecycle::verified);
     }
 
-    @Incoming("rewards-scored")
+    @Incoming(Channels.REWARDS_SCORED)
     @Blocking
     @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void scored(byte[] value) {
         this.<RewardScored>read(Topic.REWARDS_SCORED, value, lifecycle::scored);
     }
 
-    @Incoming("checkpoints-published")
+    @Incoming(Channels.CHECKPOINTS_PUBLISHED)
     @Blocking
     @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void checkpoint(byte[] value) {

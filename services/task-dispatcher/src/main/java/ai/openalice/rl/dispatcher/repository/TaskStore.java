@@ -26,7 +26,6 @@ import java.util.Optional;
 public class TaskStore {
     static final Duration DB = Duration.ofSeconds(30);
     /** The outbox channel of {@code tasks.accepted}. */
-    public static final String ACCEPTED = "tasks-accepted-out";
 
     @Inject
     Pool pool;

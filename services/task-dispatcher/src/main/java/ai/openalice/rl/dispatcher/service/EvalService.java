@@ -1,7 +1,6 @@
 package ai.openalice.rl.dispatcher.service;
 
 import ai.openalice.rl.dispatcher.repository.EvalStore;
-import ai.openalice.rl.dispatcher.repository.GroupStore;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.servicekit.Sql;
@@ -22,7 +21,7 @@ public class EvalService {
     Pool pool;
 
     @Inject
-    GroupStore groups;
+    RolloutRequests requests;
 
     @Inject
     TaskStore tasks;
@@ -37,7 +36,7 @@ public class EvalService {
             store.create(sql, new EvalStore.Run(run, policyVersion, k, alpha));
             for (String id : taskIds) {
                 int version = tasks.latestVersion(id).orElseThrow(() -> new IllegalArgumentException("unknown task " + id));
-                groups.create(sql, tasks.task(id, version).orElseThrow(), policyVersion, k, RolloutRef.Mode.EVAL, run, false, null);
+                requests.create(sql, tasks.task(id, version).orElseThrow(), policyVersion, k, RolloutRef.Mode.EVAL, run, false, null);
             }
             return null;
         });

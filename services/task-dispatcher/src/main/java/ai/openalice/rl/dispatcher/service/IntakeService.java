@@ -32,7 +32,6 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 public class IntakeService {
     private static final Logger LOG = Logger.getLogger(IntakeService.class);
-    public static final String REJECTED = "tasks-rejected";
 
     @Inject
     TaskStore store;

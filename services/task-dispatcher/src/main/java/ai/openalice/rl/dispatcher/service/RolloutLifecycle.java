@@ -6,15 +6,15 @@ import ai.openalice.rl.dispatcher.model.RolloutState;
 import ai.openalice.rl.dispatcher.repository.CurriculumStore;
 import ai.openalice.rl.dispatcher.repository.GroupStore;
 import ai.openalice.rl.dispatcher.repository.SchedulerStore;
-import ai.openalice.rl.servicekit.Sql;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
-import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.RewardScored;
 import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.VerificationCompleted;
 import ai.openalice.rl.events.VerificationStatus;
+import ai.openalice.rl.servicekit.Sql;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -45,6 +45,9 @@ public class RolloutLifecycle {
 
     @Inject
     GroupStore groups;
+
+    @Inject
+    RolloutRequests requests;
 
     @Inject
     TaskStore tasks;
@@ -101,7 +104,7 @@ public class RolloutLifecycle {
 
     private void retried(Sql sql, UUID rollout, String why) {
         var group = groups.groupOf(sql, rollout);
-        if (groups.retry(sql, rollout, why, tasks)) {
+        if (requests.retry(sql, rollout, why, tasks)) {
             metrics.counter("dispatcher_rollouts_retried_total", "reason", "infra").increment();
             LOG.warnf("rollout %s: %s; re-requested (or failed when out of attempts)", rollout, why);
             group.ifPresent(g -> finish(sql, g));
@@ -172,7 +175,7 @@ public class RolloutLifecycle {
                 if (config.staleAction() == DispatcherConfig.StaleAction.REFRESH) {
                     var version = tasks.latestVersion(g.taskId()).orElse(g.taskVersion());
                     var task = tasks.task(g.taskId(), version).orElseThrow();
-                    UUID fresh = groups.create(sql, task, current, g.size(), RolloutRef.Mode.TRAIN, null, true, null);
+                    UUID fresh = requests.create(sql, task, current, g.size(), RolloutRef.Mode.TRAIN, null, true, null);
                     LOG.infof("group %s %s; refreshed as %s", id, reason, fresh);
                 } else {
                     LOG.infof("group %s %s; dropped", id, reason);

@@ -3,9 +3,9 @@ package ai.openalice.rl.dispatcher.service;
 import ai.openalice.rl.dispatcher.config.DispatcherConfig;
 import ai.openalice.rl.dispatcher.repository.GroupStore;
 import ai.openalice.rl.dispatcher.repository.SchedulerStore;
-import ai.openalice.rl.servicekit.Sql;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.events.RolloutRef;
+import ai.openalice.rl.servicekit.Sql;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.annotation.PostConstruct;
@@ -37,6 +37,9 @@ public class Scheduler {
 
     @Inject
     GroupStore groups;
+
+    @Inject
+    RolloutRequests requests;
 
     @Inject
     TaskStore tasks;
@@ -84,7 +87,7 @@ public class Scheduler {
                 if (live + g.size() > config.maxInFlight()) {
                     break;
                 }
-                groups.release(sql, g, tasks.task(g.taskId(), g.taskVersion()).orElseThrow());
+                requests.release(sql, g, tasks.task(g.taskId(), g.taskVersion()).orElseThrow());
                 live += g.size();
                 n++;
             }
@@ -112,7 +115,7 @@ public class Scheduler {
         }
         var task = tasks.task(pick.get().taskId(), pick.get().version()).orElseThrow();
         store.countTrainingGroup(sql, pick.get());
-        UUID group = groups.create(sql, task, clock.policyVersion(), config.groupSize(), RolloutRef.Mode.TRAIN, null, true, clock.round());
+        UUID group = requests.create(sql, task, clock.policyVersion(), config.groupSize(), RolloutRef.Mode.TRAIN, null, true, clock.round());
         LOG.debugf("round %d: group %s of %s v%d at policy v%d", clock.round(), group, pick.get().taskId(), pick.get().version(), clock.policyVersion());
         return true;
     }
@@ -123,7 +126,7 @@ public class Scheduler {
             int n = 0;
             for (var r : groups.overdue(sql, 100)) {
                 String reason = "deadline passed in state " + r.state().wire() + " with no " + r.state().awaits() + " (lost runner or lost event)";
-                groups.retry(sql, r.rolloutId(), reason, tasks);
+                requests.retry(sql, r.rolloutId(), reason, tasks);
                 lifecycle.finish(sql, r.groupId());
                 metrics.counter("dispatcher_rollouts_retried_total", "reason", "deadline").increment();
                 LOG.warnf("rollout %s attempt %d: %s", r.rolloutId(), r.attempt(), reason);

@@ -46,11 +46,11 @@ public class TrainerService {
     ai.openalice.rl.servicekit.Outboxes outboxes;
 
     @Inject
-    @Channel("checkpoints-published")
+    @Channel(Channels.CHECKPOINTS_PUBLISHED)
     MutinyEmitter<byte[]> checkpoints;
 
     @Inject
-    @Channel("training-metrics")
+    @Channel(Channels.TRAINING_METRICS)
     MutinyEmitter<byte[]> trainingMetrics;
 
     private OutboxRelay relay;
@@ -81,7 +81,7 @@ public class TrainerService {
         return loop;
     }
 
-    @Incoming("rewards-scored")
+    @Incoming(Channels.REWARDS_SCORED)
     @Blocking
     @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
     public void scored(byte[] value) {
