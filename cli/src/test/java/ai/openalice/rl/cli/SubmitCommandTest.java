@@ -8,6 +8,7 @@ import ai.openalice.rl.events.TaskRejected;
 import ai.openalice.rl.events.TaskSubmitted;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.testkit.TestStack;
+import ai.openalice.rl.testkit.Topics;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -16,7 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -69,16 +70,6 @@ class SubmitCommandTest {
     }
 
     static List<byte[]> read(String topic, int n) {
-        var out = new ArrayList<byte[]>();
-        try (var c = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
-            var parts = TestStack.awaitPartitions(c, topic, Duration.ofSeconds(30));
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (out.size() < n && System.nanoTime() < deadline) {
-                c.poll(Duration.ofMillis(300)).forEach(r -> out.add(r.value()));
-            }
-        }
-        return out;
+        return Topics.read(topic, n, Duration.ofSeconds(30)).stream().map(ConsumerRecord::value).toList();
     }
 }

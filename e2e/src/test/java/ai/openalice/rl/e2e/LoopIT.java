@@ -11,6 +11,7 @@ import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.TaskSubmitted;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.testkit.TestStack;
+import ai.openalice.rl.testkit.Waits;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Files;
@@ -22,6 +23,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -103,15 +105,17 @@ class LoopIT {
 
     /** Waits for inference to serve {@code version} or a later one (the loop keeps training). */
     static void awaitServed(Supervisor s, long version) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        boolean served = false;
-        while (!served && System.nanoTime() < deadline) {
-            for (JsonNode m : EventCodec.mapper().readTree(s.get("inference", "/v1/models")).get("data")) {
-                served |= m.get("policy_version").asLong() >= version && m.get("current").asBoolean();
-            }
-            Thread.sleep(500);
+        try {
+            Waits.until("inference serving v" + version + " or later", Duration.ofSeconds(90), () -> {
+                boolean served = false;
+                for (JsonNode m : EventCodec.mapper().readTree(s.get("inference", "/v1/models")).get("data")) {
+                    served |= m.get("policy_version").asLong() >= version && m.get("current").asBoolean();
+                }
+                return served;
+            });
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("inference swapped to a trained checkpoint: " + s.get("inference", "/v1/models"), e);
         }
-        assertTrue(served, "inference swapped to a trained checkpoint: " + s.get("inference", "/v1/models"));
     }
 
     static CheckpointPublished awaitCheckpoint(String suffix, long version, Duration wait) throws Exception {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import ai.openalice.rl.testkit.TestStack;
+import ai.openalice.rl.testkit.Waits;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,13 +62,11 @@ class EventsOverKafkaTest {
     }
 
     private static ConsumerRecord<String, byte[]> poll(KafkaConsumer<String, byte[]> consumer) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline) {
-            var records = consumer.poll(Duration.ofMillis(500));
-            if (!records.isEmpty()) {
-                return records.iterator().next();
-            }
-        }
-        throw new AssertionError("no record within 30 s");
+        var got = new ArrayList<ConsumerRecord<String, byte[]>>();
+        Waits.until("a record", Duration.ofSeconds(30), () -> {
+            consumer.poll(Duration.ofMillis(500)).forEach(got::add);
+            return !got.isEmpty();
+        });
+        return got.getFirst();
     }
 }

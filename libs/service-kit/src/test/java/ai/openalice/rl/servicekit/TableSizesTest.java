@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.testkit.TestStack;
+import ai.openalice.rl.testkit.Waits;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -62,10 +63,7 @@ class TableSizesTest {
         }, "s", Duration.ZERO, System::nanoTime);
         var registry = new SimpleMeterRegistry();
         sizes.register(registry, Duration.ofMillis(20)); // the old code threw here, failing the service's first consumer call
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (registry.find("alice_table_bytes").tag("table", "outbox").gauge() == null && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        Waits.until("the table gauge", Duration.ofSeconds(30), () -> registry.find("alice_table_bytes").tag("table", "outbox").gauge() != null);
         assertEquals(8192.0, registry.get("alice_table_bytes").tag("table", "outbox").gauge().value());
         assertTrue(attempts.get() >= 3);
     }

@@ -15,6 +15,7 @@ import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.policy.CompletionRequest;
 import ai.openalice.rl.policy.OrtPolicy;
 import ai.openalice.rl.testkit.TestStack;
+import ai.openalice.rl.testkit.Waits;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -27,6 +28,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -137,10 +139,7 @@ class InferenceServiceTest {
         }
         Thread.sleep(500);
         publish(2, Checkpoint.sha256(Checkpoints.dir(2).resolve(Checkpoint.ONNX)));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!currentIs(2) && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
+        Waits.until("v2 served", Duration.ofSeconds(60), () -> currentIs(2));
         Thread.sleep(500);
         stop.set(true);
         for (Thread t : clients) {

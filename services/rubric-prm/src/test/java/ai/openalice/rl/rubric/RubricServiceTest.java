@@ -8,12 +8,12 @@ import ai.openalice.rl.events.Action;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.EventPayload;
-import ai.openalice.rl.events.RewardScored;
 import ai.openalice.rl.events.MaskKind;
+import ai.openalice.rl.events.RewardScored;
 import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.TaskAccepted;
-import ai.openalice.rl.events.TestStatus;
 import ai.openalice.rl.events.Termination;
+import ai.openalice.rl.events.TestStatus;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.TrajectoryRef;
@@ -23,6 +23,7 @@ import ai.openalice.rl.events.VerificationStatus;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskReader;
 import ai.openalice.rl.testkit.TestStack;
+import ai.openalice.rl.testkit.Topics;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -40,7 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -90,21 +91,17 @@ class RubricServiceTest {
 
     private List<RewardScored> rewards(UUID rolloutId, Duration wait, boolean settle) throws Exception {
         var found = new ArrayList<RewardScored>();
-        try (var c = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
-            var parts = TestStack.awaitPartitions(c, rewardsTopic, wait);
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            long deadline = System.nanoTime() + wait.toNanos();
-            while (System.nanoTime() < deadline && (settle || found.isEmpty())) {
-                for (var rec : c.poll(Duration.ofMillis(300))) {
-                    if (EventCodec.<RewardScored>decode(Topic.REWARDS_SCORED, rec.value()) instanceof EventCodec.Decoded.Ok<RewardScored> ok
-                            && ok.envelope().payload().rolloutId().equals(rolloutId)) {
-                        found.add(ok.envelope().payload());
-                    }
-                }
-            }
+        // settle: read for the whole wait (a second reward would show); else stop at the first
+        for (var rec : Topics.read(rewardsTopic, settle ? Integer.MAX_VALUE : 1, wait, Duration.ZERO, r -> reward(r, rolloutId) != null)) {
+            found.add(reward(rec, rolloutId));
         }
         return found;
+    }
+
+    /** The reward {@code rec} carries for {@code rolloutId}; null for another rollout's or a record that is not one. */
+    private static RewardScored reward(ConsumerRecord<String, byte[]> rec, UUID rolloutId) {
+        return EventCodec.<RewardScored>decode(Topic.REWARDS_SCORED, rec.value()) instanceof EventCodec.Decoded.Ok<RewardScored> ok
+                && ok.envelope().payload().rolloutId().equals(rolloutId) ? ok.envelope().payload() : null;
     }
 
     static RolloutRef ref(UUID group, UUID id) {

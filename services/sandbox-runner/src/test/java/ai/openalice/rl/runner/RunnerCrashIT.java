@@ -15,6 +15,8 @@ import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskReader;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.testkit.TestStack;
+import ai.openalice.rl.testkit.Topics;
+import ai.openalice.rl.testkit.Waits;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import java.io.File;
@@ -30,6 +32,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -103,27 +106,18 @@ class RunnerCrashIT {
     private List<RolloutCompleted> completions(UUID rolloutId, Duration wait, boolean settle) throws Exception {
         String topic = "rollouts.completed" + suffix;
         var found = new ArrayList<RolloutCompleted>();
-        try (var c = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
-            long deadline = System.nanoTime() + wait.toNanos();
-            while (System.nanoTime() < deadline && (settle || found.isEmpty())) {
-                if (!c.listTopics().containsKey(topic)) {
-                    Thread.sleep(300);
-                    continue;
-                }
-                if (c.assignment().isEmpty()) {
-                    var parts = c.partitionsFor(topic).stream().map(p -> new TopicPartition(p.topic(), p.partition())).toList();
-                    c.assign(parts);
-                    c.seekToBeginning(parts);
-                }
-                for (var rec : c.poll(Duration.ofMillis(300))) {
-                    var d = EventCodec.<RolloutCompleted>decode(Topic.ROLLOUTS_COMPLETED, rec.value());
-                    if (d instanceof EventCodec.Decoded.Ok<RolloutCompleted> ok && ok.envelope().payload().rolloutId().equals(rolloutId)) {
-                        found.add(ok.envelope().payload());
-                    }
-                }
-            }
+        // settle: read for the whole wait (a second completion would show); else stop at the first
+        for (var rec : Topics.read(topic, settle ? Integer.MAX_VALUE : 1, wait, Duration.ZERO, r -> completed(r, rolloutId) != null)) {
+            found.add(completed(rec, rolloutId));
         }
         return found;
+    }
+
+    /** The completion {@code rec} carries for {@code rolloutId}; null for another rollout's or a record that is not one. */
+    private static RolloutCompleted completed(ConsumerRecord<String, byte[]> rec, UUID rolloutId) {
+        var d = EventCodec.<RolloutCompleted>decode(Topic.ROLLOUTS_COMPLETED, rec.value());
+        return d instanceof EventCodec.Decoded.Ok<RolloutCompleted> ok && ok.envelope().payload().rolloutId().equals(rolloutId)
+                ? ok.envelope().payload() : null;
     }
 
     /** Records of the request's dead-letter topic for this rollout. */
@@ -161,11 +155,7 @@ class RunnerCrashIT {
                 var env = Envelope.of(request(id));
                 p.send(new ProducerRecord<>("rollouts.requested" + suffix, env.key(), EventCodec.encode(env))).get(30, TimeUnit.SECONDS);
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-            while (calls.get() < 3 && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-            }
-            assertTrue(calls.get() >= 3, "runner A never started the episode; see target/runner-A.log");
+            Waits.until("runner A to start the episode (see target/runner-A.log)", Duration.ofSeconds(90), () -> calls.get() >= 3);
             if (killed) {
                 a.destroyForcibly().waitFor(30, TimeUnit.SECONDS); // SIGKILL mid-episode: no shutdown hook, no lease handed back
             } else {

@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.AgentTask;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.RolloutRequested;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Topic;
@@ -21,6 +21,8 @@ import ai.openalice.rl.harness.VerifierOptions;
 import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
 import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
 import ai.openalice.rl.testkit.TestStack;
+import ai.openalice.rl.testkit.Topics;
+import ai.openalice.rl.testkit.Waits;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -31,7 +33,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -76,22 +78,16 @@ class RunnerServiceTest {
 
     private List<RolloutCompleted> completions(UUID rolloutId, Duration wait, boolean settle) throws Exception {
         var found = new ArrayList<RolloutCompleted>();
-        try (var c = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
-            long deadline = System.nanoTime() + wait.toNanos();
-            var parts = TestStack.awaitPartitions(c, completedTopic, wait);
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            while (System.nanoTime() < deadline && (settle || found.isEmpty())) {
-                for (var rec : c.poll(Duration.ofMillis(300))) {
-                    var d = EventCodec.<RolloutCompleted>decode(Topic.ROLLOUTS_COMPLETED, rec.value());
-                    RolloutCompleted e = (RolloutCompleted) assertInstanceOf(EventCodec.Decoded.Ok.class, d).envelope().payload();
-                    if (e.rolloutId().equals(rolloutId)) {
-                        found.add(e);
-                    }
-                }
-            }
+        // settle: read for the whole wait (a second completion would show); else stop at the first
+        for (var rec : Topics.read(completedTopic, settle ? Integer.MAX_VALUE : 1, wait, Duration.ZERO, r -> completed(r).rolloutId().equals(rolloutId))) {
+            found.add(completed(rec));
         }
         return found;
+    }
+
+    private static RolloutCompleted completed(ConsumerRecord<String, byte[]> rec) {
+        var d = EventCodec.<RolloutCompleted>decode(Topic.ROLLOUTS_COMPLETED, rec.value());
+        return (RolloutCompleted) assertInstanceOf(EventCodec.Decoded.Ok.class, d).envelope().payload();
     }
 
     private static void lease(UUID rolloutId, String owner, String heartbeatAgo) throws Exception {
@@ -122,10 +118,7 @@ class RunnerServiceTest {
         }
         double skipped = metrics.counter("runner_skipped_total").count();
         send(request(id)); // requested again: already published
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (metrics.counter("runner_skipped_total").count() == skipped && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        Waits.until("the request skipped", Duration.ofSeconds(30), () -> metrics.counter("runner_skipped_total").count() != skipped);
         assertEquals(skipped + 1, metrics.counter("runner_skipped_total").count());
         assertEquals(1, completions(id, Duration.ofSeconds(3), true).size(), "published exactly once");
     }

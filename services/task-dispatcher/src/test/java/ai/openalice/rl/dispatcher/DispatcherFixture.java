@@ -4,13 +4,15 @@ import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.EventPayload;
 import ai.openalice.rl.events.RewardScored;
-import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.servicekit.OutboxRelay;
 import ai.openalice.rl.testkit.TestStack;
+import ai.openalice.rl.testkit.Topics;
+import ai.openalice.rl.testkit.Waits;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -29,7 +31,6 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -97,34 +98,13 @@ final class DispatcherFixture {
                 new TrajectoryRef.Inline(new Trajectory(List.of())));
     }
 
-    /** Every record on {@code topic} (from the beginning) after {@code settle} without new ones. */
+    /** Every record on {@code topic} (from the beginning): at least {@code atLeast} within {@code wait}, then 1.5 s more for any that follow. */
     static List<ConsumerRecord<String, byte[]>> records(String topic, int atLeast, Duration wait) {
-        var out = new ArrayList<ConsumerRecord<String, byte[]>>();
-        try (var c = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
-            var parts = TestStack.awaitPartitions(c, topic, wait);
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            long deadline = System.nanoTime() + wait.toNanos();
-            while (System.nanoTime() < deadline) {
-                c.poll(Duration.ofMillis(300)).forEach(out::add);
-                if (out.size() >= atLeast) {
-                    c.poll(Duration.ofMillis(1500)).forEach(out::add);
-                    break;
-                }
-            }
-        }
-        return out;
+        return Topics.read(topic, atLeast, wait, Duration.ofMillis(1500), r -> true);
     }
 
-    static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(45).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (condition.getAsBoolean()) {
-                return;
-            }
-            Thread.sleep(150);
-        }
-        throw new AssertionError("timed out waiting for " + what);
+    static void await(String what, BooleanSupplier condition) {
+        Waits.until(what, Duration.ofSeconds(45), condition::getAsBoolean);
     }
 
     record Reply(int status, JsonNode body) {}

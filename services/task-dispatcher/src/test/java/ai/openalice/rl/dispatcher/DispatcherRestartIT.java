@@ -9,6 +9,7 @@ import ai.openalice.rl.events.RolloutRequested;
 import ai.openalice.rl.events.TaskSubmitted;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.testkit.TestStack;
+import ai.openalice.rl.testkit.Waits;
 import java.io.File;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -24,6 +25,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -66,16 +68,12 @@ class DispatcherRestartIT {
     }
 
     private static void awaitCount(String what, String sql, java.util.function.LongPredicate ok, Duration wait) throws Exception {
-        long deadline = System.nanoTime() + wait.toNanos();
-        long n = -1;
-        while (System.nanoTime() < deadline) {
-            n = count(sql);
-            if (ok.test(n)) {
-                return;
-            }
-            Thread.sleep(100);
+        long[] n = {-1};
+        try {
+            Waits.until(what, wait, () -> ok.test(n[0] = count(sql)));
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(what + ": last count " + n[0], e);
         }
-        throw new AssertionError(what + ": last count " + n);
     }
 
     @Test

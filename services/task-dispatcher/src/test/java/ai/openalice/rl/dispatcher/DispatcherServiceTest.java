@@ -21,6 +21,7 @@ import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.VerificationCompleted;
 import ai.openalice.rl.events.VerificationStatus;
+import ai.openalice.rl.testkit.Waits;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -31,6 +32,7 @@ import java.net.URI;
 import java.net.URL;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -366,11 +368,11 @@ class DispatcherServiceTest {
 
     /** The rollouts requested since the last clean (matched against the groups in the database). */
     List<RolloutRequested> awaitRequests(int n) {
-        var ids = new HashSet<UUID>();
-        rows("SELECT rollout_id FROM dispatcher.rollouts WHERE state <> 'pending'").forEach(r -> ids.add(r.getUUID(0)));
         var out = new ArrayList<RolloutRequested>();
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (out.size() < n && System.nanoTime() < deadline) {
+        // the requests on the topic whose rollouts the database holds, until n of them match (either may be ahead of the other)
+        Waits.until(n + " rollouts requested", WAIT, () -> {
+            var ids = new HashSet<UUID>();
+            rows("SELECT rollout_id FROM dispatcher.rollouts WHERE state <> 'pending'").forEach(r -> ids.add(r.getUUID(0)));
             out.clear();
             for (var rec : records(requestedTopic, 1, Duration.ofSeconds(5))) {
                 var p = ((EventCodec.Decoded.Ok<RolloutRequested>) EventCodec.<RolloutRequested>decode(Topic.ROLLOUTS_REQUESTED, rec.value()))
@@ -380,10 +382,9 @@ class DispatcherServiceTest {
                     out.add(p);
                 }
             }
-            ids.clear();
-            rows("SELECT rollout_id FROM dispatcher.rollouts WHERE state <> 'pending'").forEach(r -> ids.add(r.getUUID(0)));
-        }
-        out.sort(java.util.Comparator.comparing(RolloutRequested::memberIndex));
+            return out.size() >= n;
+        });
+        out.sort(Comparator.comparing(RolloutRequested::memberIndex));
         return out;
     }
 }

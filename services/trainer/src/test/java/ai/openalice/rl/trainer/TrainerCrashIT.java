@@ -5,11 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.EventPayload;
 import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.TrainingMetrics;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.testkit.TestStack;
+import ai.openalice.rl.testkit.Topics;
+import ai.openalice.rl.testkit.Waits;
 import java.io.File;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -21,7 +24,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
+import java.util.function.Predicate;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -62,30 +66,21 @@ class TrainerCrashIT {
         TrainerServiceTest.send("rewards.scored" + suffix, TrainerServiceTest.scored(g, UUID.randomUUID(), 0, 2, 0, false, RolloutRef.Mode.TRAIN, t));
     }
 
-    private <T extends ai.openalice.rl.events.EventPayload> List<T> events(String topic, Topic t, java.util.function.Predicate<List<T>> until)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        List<T> out = List.of();
-        while (System.nanoTime() < deadline) {
-            var found = new ArrayList<T>();
-            try (var c = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
-                if (c.listTopics().containsKey(topic)) {
-                    var parts = TestStack.awaitPartitions(c, topic, Duration.ofSeconds(10));
-                    c.assign(parts);
-                    c.seekToBeginning(parts);
-                    for (int i = 0; i < 5; i++) {
-                        c.poll(Duration.ofMillis(200)).forEach(r -> found.add(((EventCodec.Decoded.Ok<T>) EventCodec.<T>decode(t, r.value())).envelope()
-                                .payload()));
-                    }
-                }
-            }
-            out = found;
-            if (until.test(out)) {
-                return out;
-            }
-            Thread.sleep(300);
+    /** Every event on {@code topic}, read afresh until {@code until} holds of them (the trainer restarts meanwhile), within 2 minutes. */
+    private <T extends EventPayload> List<T> events(String topic, Topic t, Predicate<List<T>> until) {
+        List<List<T>> seen = new ArrayList<>(List.of(List.of()));
+        try {
+            // a topic not made yet (Topics.read times out on it) is a condition not met yet
+            Waits.await(topic, Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(300)).ignoreException(ConditionTimeoutException.class).until(() -> {
+                List<T> found = Topics.read(topic, Integer.MAX_VALUE, Duration.ofSeconds(1)).stream()
+                        .map(r -> ((EventCodec.Decoded.Ok<T>) EventCodec.<T>decode(t, r.value())).envelope().payload()).toList();
+                seen.set(0, found);
+                return until.test(found);
+            });
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(topic + ": condition not met; saw " + seen.getFirst(), e);
         }
-        throw new AssertionError(topic + ": condition not met; saw " + out);
+        return seen.getFirst();
     }
 
     private static long count(String sql) throws Exception {

@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.Action;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.EventPayload;
 import ai.openalice.rl.events.RewardScored;
+import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.TrainingMetrics;
@@ -20,21 +20,22 @@ import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.Turn;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.testkit.TestStack;
+import ai.openalice.rl.testkit.Topics;
+import ai.openalice.rl.testkit.Waits;
+import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
-import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.awaitility.core.ConditionTimeoutException;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
@@ -101,17 +102,7 @@ class TrainerServiceTest {
     }
 
     static List<ConsumerRecord<String, byte[]>> records(String topic, int atLeast) {
-        var out = new ArrayList<ConsumerRecord<String, byte[]>>();
-        try (var c = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
-            var parts = TestStack.awaitPartitions(c, topic, WAIT);
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (out.size() < atLeast && System.nanoTime() < deadline) {
-                c.poll(Duration.ofMillis(300)).forEach(out::add);
-            }
-        }
-        return out;
+        return Topics.read(topic, atLeast, WAIT);
     }
 
     <T extends EventPayload> List<T> events(String topic, Topic t, int atLeast) {
@@ -129,16 +120,12 @@ class TrainerServiceTest {
                 .iterator().next().getLong(0);
     }
 
-    void awaitState(UUID g, String prefix) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (System.nanoTime() < deadline) {
-            String s = groupState(g);
-            if (s != null && s.startsWith(prefix)) {
-                return;
-            }
-            Thread.sleep(200);
+    void awaitState(UUID g, String prefix) {
+        try {
+            Waits.until("group " + g + " " + prefix, WAIT, () -> groupState(g) instanceof String s && s.startsWith(prefix));
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("group " + g + " is " + groupState(g) + ", expected " + prefix, e);
         }
-        throw new AssertionError("group " + g + " is " + groupState(g) + ", expected " + prefix);
     }
 
     @Test
@@ -221,10 +208,7 @@ class TrainerServiceTest {
 
         // retention: 17 samples — step 1: A, C (4); dropped: B, E, S, hot (8); step 2: F (2 trained + 1 infra), H (2). A group is
         // dropped on its first member, so the second member of E, S or hot may still be on its way (another partition): wait for it
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (withTrajectory() < 17 && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        Waits.until("17 samples", WAIT, () -> withTrajectory() >= 17);
         assertEquals(17, withTrajectory());
         var soon = java.time.Instant.now().plusSeconds(5);
         assertEquals(12, store.dropTrajectories(1, soon, 1000), "step 1's samples and the dropped groups'");

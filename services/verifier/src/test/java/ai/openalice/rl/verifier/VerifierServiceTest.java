@@ -12,7 +12,6 @@ import ai.openalice.rl.events.RolloutCompleted;
 import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.TaskAccepted;
 import ai.openalice.rl.events.TaskSubmitted;
-import ai.openalice.rl.events.task.TaskVersioning;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.TestStatus;
 import ai.openalice.rl.events.Topic;
@@ -22,7 +21,10 @@ import ai.openalice.rl.events.VerificationCompleted;
 import ai.openalice.rl.events.VerificationStatus;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskReader;
+import ai.openalice.rl.events.task.TaskVersioning;
 import ai.openalice.rl.testkit.TestStack;
+import ai.openalice.rl.testkit.Topics;
+import ai.openalice.rl.testkit.Waits;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
@@ -122,27 +124,17 @@ class VerifierServiceTest {
      * {@code settle} — everything that arrives within {@code wait} (to see that no second one comes).
      */
     private List<VerificationCompleted> verdictsFor(UUID rolloutId, Duration wait, int expected, boolean settle) throws InterruptedException {
-        var props = TestStack.consumerProperties();
         var found = new ArrayList<VerificationCompleted>();
-        try (var consumer = new KafkaConsumer<String, byte[]>(props)) {
-            long deadline = System.nanoTime() + wait.toNanos();
-            var parts = TestStack.awaitPartitions(consumer, verificationsTopic, wait);
-            consumer.assign(parts);
-            consumer.seekToBeginning(parts);
-            while (System.nanoTime() < deadline) {
-                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    var d = EventCodec.<VerificationCompleted>decode(Topic.VERIFICATIONS_COMPLETED, r.value());
-                    var v = assertInstanceOf(EventCodec.Decoded.Ok.class, d, d::toString).envelope().payload();
-                    if (((VerificationCompleted) v).rolloutId().equals(rolloutId)) {
-                        found.add((VerificationCompleted) v);
-                    }
-                }
-                if (found.size() > expected || (!settle && found.size() == expected)) {
-                    break;
-                }
-            }
+        // settle: read on for the whole wait unless more than expected came (a duplicate); else stop at expected
+        for (var r : Topics.read(verificationsTopic, settle ? expected + 1 : expected, wait, Duration.ZERO, r -> verdict(r).rolloutId().equals(rolloutId))) {
+            found.add(verdict(r));
         }
         return found;
+    }
+
+    private static VerificationCompleted verdict(ConsumerRecord<String, byte[]> r) {
+        var d = EventCodec.<VerificationCompleted>decode(Topic.VERIFICATIONS_COMPLETED, r.value());
+        return (VerificationCompleted) assertInstanceOf(EventCodec.Decoded.Ok.class, d, d::toString).envelope().payload();
     }
 
     @Test
@@ -160,10 +152,7 @@ class VerifierServiceTest {
 
         double duplicatesBefore = registry.counter("verifier_duplicates_total").count();
         send(rolloutsTopic, event); // redelivered (a new envelope, the same rollout)
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (registry.counter("verifier_duplicates_total").count() == duplicatesBefore && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        Waits.until("the redelivery seen", Duration.ofSeconds(30), () -> registry.counter("verifier_duplicates_total").count() != duplicatesBefore);
         assertEquals(duplicatesBefore + 1, registry.counter("verifier_duplicates_total").count(), "the redelivery was seen and skipped");
         assertEquals(1, verdictsFor(id, Duration.ofSeconds(4), 1, true).size(), "still exactly one verdict for the rollout");
     }
@@ -291,19 +280,12 @@ class VerifierServiceTest {
 
     /** The dead-letter-reason of the first record on {@code topic} (null when none came within a minute). */
     private String deadLetterReason(String topic) {
-        try (var consumer = new KafkaConsumer<String, byte[]>(TestStack.consumerProperties())) {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            var parts = TestStack.awaitPartitions(consumer, topic, Duration.ofSeconds(60));
-            consumer.assign(parts);
-            consumer.seekToBeginning(parts);
-            while (System.nanoTime() < deadline) {
-                for (var r : consumer.poll(Duration.ofMillis(500))) {
-                    var h = r.headers().lastHeader("dead-letter-reason");
-                    return h == null ? "(no reason header)" : new String(h.value(), StandardCharsets.UTF_8);
-                }
-            }
+        var records = Topics.read(topic, 1, Duration.ofSeconds(60));
+        if (records.isEmpty()) {
             return null;
         }
+        var h = records.getFirst().headers().lastHeader("dead-letter-reason");
+        return h == null ? "(no reason header)" : new String(h.value(), StandardCharsets.UTF_8);
     }
 
     /** A variant of the calc task with another id and test command, published as the dispatcher would. */

@@ -10,6 +10,7 @@ import ai.openalice.rl.model.hf.HfConfig;
 import ai.openalice.rl.model.hf.TinyModels;
 import ai.openalice.rl.policy.CompletionRequest;
 import ai.openalice.rl.policy.OpenAiPolicy;
+import ai.openalice.rl.testkit.Waits;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -137,11 +138,7 @@ class EngineServingTest {
             producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(checkpointsTopic, env.key(),
                     ai.openalice.rl.events.EventCodec.encode(env))).get(30, java.util.concurrent.TimeUnit.SECONDS);
         }
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!ENGINE.calls().contains("update_weights_from_disk v1") && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-        }
-        assertTrue(ENGINE.calls().contains("update_weights_from_disk v1"), ENGINE.calls().toString());
+        Waits.until("the engine told to load v1", Duration.ofSeconds(60), () -> ENGINE.calls().contains("update_weights_from_disk v1"));
         var r = post("v1/completions", "{\"prompt\": [4, 9, 2], \"max_tokens\": 6, \"temperature\": 0}");
         assertEquals(1, M.readTree(r.body()).get("policy_version").asLong(), r.body());
     }
