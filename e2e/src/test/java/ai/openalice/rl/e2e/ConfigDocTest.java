@@ -30,12 +30,9 @@ class ConfigDocTest {
     @ParameterizedTest
     @ValueSource(strings = {"inference", "rubric-prm", "sandbox-runner", "task-dispatcher", "trainer", "verifier"})
     void theReadmesTableNamesEveryKeyOfTheConfigMappingAndNoOther(String service) throws Exception {
-        var classes = new ClassFileImporter().importPath(ROOT.resolve("services").resolve(service).resolve("target/classes"));
-        var mapping = classes.stream().filter(c -> c.isAnnotatedWith(CONFIG_MAPPING)).findFirst()
-                .orElseThrow(() -> new AssertionError(service + " has no @ConfigMapping (is it built?)"));
-        String prefix = (String) mapping.getAnnotationOfType(CONFIG_MAPPING).get("prefix").orElseThrow();
-        var keys = new TreeSet<String>();
-        collect(mapping, prefix, keys);
+        var mapping = mapping(service);
+        String prefix = prefix(mapping);
+        var keys = keys(mapping);
         assertFalse(keys.isEmpty());
         var documented = documented(Files.readAllLines(ROOT.resolve("services").resolve(service).resolve("README.md")), prefix);
         var missing = new TreeSet<>(keys);
@@ -44,6 +41,24 @@ class ConfigDocTest {
         stale.removeAll(keys);
         assertEquals(Set.of(), missing, service + "/README.md lacks rows for these keys of " + mapping.getSimpleName());
         assertEquals(Set.of(), stale, service + "/README.md documents keys " + mapping.getSimpleName() + " does not have");
+    }
+
+    /** The {@code @ConfigMapping} interface of {@code service}, from its compiled classes. */
+    static JavaClass mapping(String service) {
+        var classes = new ClassFileImporter().importPath(ROOT.resolve("services").resolve(service).resolve("target/classes"));
+        return classes.stream().filter(c -> c.isAnnotatedWith(CONFIG_MAPPING)).findFirst()
+                .orElseThrow(() -> new AssertionError(service + " has no @ConfigMapping (is it built?)"));
+    }
+
+    static String prefix(JavaClass mapping) {
+        return (String) mapping.getAnnotationOfType(CONFIG_MAPPING).get("prefix").orElseThrow();
+    }
+
+    /** Every key of {@code mapping}, nested groups included. */
+    static Set<String> keys(JavaClass mapping) {
+        var keys = new TreeSet<String>();
+        collect(mapping, prefix(mapping), keys);
+        return keys;
     }
 
     /** The keys of {@code type} under {@code prefix}: a method per key, a nested interface a group. */

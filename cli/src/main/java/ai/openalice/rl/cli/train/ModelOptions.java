@@ -9,8 +9,9 @@ import ai.openalice.rl.model.hf.LoraAdapter;
 import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.Option;
 
 /**
@@ -108,14 +109,17 @@ final class ModelOptions {
         }
     }
 
-    List<String> trainerArgs() {
-        var args = new ArrayList<String>(List.of(heap(4), "-Dtrainer.init-model=" + model.toAbsolutePath()));
+    /** The trainer's configuration for this model: the folder, an adapter to start from, LoRA. */
+    Map<String, Object> trainerConfig() {
+        var c = new LinkedHashMap<String, Object>();
+        c.put("trainer.init-model", model.toAbsolutePath());
         if (adapter != null) {
-            args.add("-Dtrainer.init-adapter=" + adapter.toAbsolutePath());
+            c.put("trainer.init-adapter", adapter.toAbsolutePath());
         }
-        args.addAll(List.of("-Dtrainer.lora.rank=" + loraRank, "-Dtrainer.lora.alpha=" + loraAlpha,
-                "-Dtrainer.lora.targets=" + String.join(",", loraTargets)));
-        return args;
+        c.put("trainer.lora.rank", loraRank);
+        c.put("trainer.lora.alpha", loraAlpha);
+        c.put("trainer.lora.targets", String.join(",", loraTargets));
+        return c;
     }
 
     /** The episodes' context budget: as given, else the run profile's, or the model's own limit when that is smaller. */
@@ -130,8 +134,13 @@ final class ModelOptions {
         }
     }
 
-    List<String> runnerArgs() {
-        return List.of("-Drunner.model-dir=" + model.toAbsolutePath(), "-Drunner.tool-call-format=" + callFormat(), "-Drunner.system-prompt=full",
-                "-Drunner.max-context-tokens=" + contextTokens());
+    /** The runner's configuration for this model: the folder, its tool-call format, the full system prompt, the context budget. */
+    Map<String, Object> runnerConfig() {
+        var c = new LinkedHashMap<String, Object>();
+        c.put("runner.model-dir", model.toAbsolutePath());
+        c.put("runner.tool-call-format", callFormat());
+        c.put("runner.system-prompt", "full");
+        c.put("runner.max-context-tokens", contextTokens());
+        return c;
     }
 }

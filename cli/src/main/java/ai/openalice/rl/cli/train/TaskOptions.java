@@ -2,8 +2,8 @@ package ai.openalice.rl.cli.train;
 
 import ai.openalice.rl.cli.HostFolders;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import picocli.CommandLine.Option;
 
 /**
@@ -37,27 +37,31 @@ final class TaskOptions {
         return heldout < 0 ? "--heldout must be >= 0, got " + heldout : null;
     }
 
-    /** The agent's sandboxes get the mirrors and Maven as the verifier's do (not the npm cache: each of its commands has a fresh /tmp). */
-    List<String> runnerArgs() {
-        var args = new ArrayList<String>();
-        add(args, "runner.mirrors", folders.mirrors);
-        add(args, "runner.maven-repository", folders.mavenRepo);
-        add(args, "runner.maven-home", folders.mavenHome);
-        return args;
+    /**
+     * The runner's configuration for what the tasks need (given folders only): the agent's sandboxes
+     * get the mirrors and Maven as the verifier's do (not the npm cache: each of its commands has a fresh /tmp).
+     */
+    Map<String, Object> runnerConfig() {
+        var c = new LinkedHashMap<String, Object>();
+        put(c, "runner.mirrors", folders.mirrors);
+        put(c, "runner.maven-repository", folders.mavenRepo);
+        put(c, "runner.maven-home", folders.mavenHome);
+        return c;
     }
 
-    List<String> verifierArgs() {
-        var args = new ArrayList<String>();
-        add(args, "verifier.mirrors", folders.mirrors);
-        add(args, "verifier.maven-repository", folders.mavenRepo);
-        add(args, "verifier.maven-home", folders.mavenHome);
-        add(args, "verifier.npm-cache", folders.npmCache);
-        return args;
+    /** The verifier's configuration for what the tasks need (given folders only). */
+    Map<String, Object> verifierConfig() {
+        var c = new LinkedHashMap<String, Object>();
+        put(c, "verifier.mirrors", folders.mirrors);
+        put(c, "verifier.maven-repository", folders.mavenRepo);
+        put(c, "verifier.maven-home", folders.mavenHome);
+        put(c, "verifier.npm-cache", folders.npmCache);
+        return c;
     }
 
-    private static void add(List<String> args, String key, Path value) {
+    private static void put(Map<String, Object> config, String key, Path value) {
         if (value != null) {
-            args.add("-D" + key + "=" + value.toAbsolutePath());
+            config.put(key, value.toAbsolutePath());
         }
     }
 }

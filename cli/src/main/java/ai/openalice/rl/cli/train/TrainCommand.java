@@ -1,7 +1,5 @@
 package ai.openalice.rl.cli.train;
 
-import ai.openalice.rl.events.RunProfile;
-import ai.openalice.rl.core.loss.Aggregation;
 import ai.openalice.rl.events.EventCodec;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -10,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -53,29 +52,11 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--db-password", defaultValue = "alice", description = "Password for --db.")
     String dbPassword;
 
-    @Option(names = "--sandbox", defaultValue = "local", description = "local (bubblewrap) or kubernetes (the current kubeconfig).")
-    String sandbox;
+    @Mixin
+    RunSettings run;
 
-    @picocli.CommandLine.Mixin
+    @Mixin
     TaskOptions taskOptions;
-
-    @Option(names = "--group-size", defaultValue = RunProfile.GROUP_SIZE, description = "Rollouts per task in a GRPO group (default: ${DEFAULT-VALUE}).")
-    int groupSize;
-
-    @Option(names = "--batch-groups", defaultValue = RunProfile.BATCH_GROUPS, description = "Groups per trainer step (default: ${DEFAULT-VALUE}).")
-    int batchGroups;
-
-    @Option(names = "--sync", description = "Synchronous scheduling (one batch per policy version, then wait for the checkpoint): the baseline"
-            + " the asynchronous default is measured against.")
-    boolean sync;
-
-    @Option(names = "--oracle-rl", paramLabel = "P", description = "RL on the scripted oracle instead of the model, leaving out the fix with"
-            + " probability P (measures the loop's throughput without a competent model; not training anything useful).")
-    Double oracleRl;
-
-    @Option(names = "--temperature", defaultValue = RunProfile.TEMPERATURE, description = "Sampling temperature of RL rollouts and probes; the trainer"
-            + " compares log-probabilities under the same temperature (default: ${DEFAULT-VALUE}).")
-    double temperature;
 
     /** The built-in model after imitation, shipped with the suite: RL starts from it unless told otherwise. */
     static final String BUNDLED_WARM_START = "examples/tiny-swe/warm-start";
@@ -87,52 +68,7 @@ public final class TrainCommand implements Callable<Integer> {
             + " start (" + BUNDLED_WARM_START + ").")
     int warmStartSteps;
 
-    @Option(names = "--warm-start-batch", defaultValue = "4", description = "Oracle trajectories (distinct tasks) per warm-start step (default: ${DEFAULT-VALUE}).")
-    int warmStartBatch;
-
-    @Option(names = "--warm-start-lr", defaultValue = "3e-3", description = "Learning rate of the warm start (default: ${DEFAULT-VALUE}).")
-    double warmStartLr;
-
-    @Option(names = "--warm-start-context-weight", defaultValue = "0.25", description = "How much each prompt or observation token weighs"
-            + " in the warm start's loss against an action token (0: actions only; default: ${DEFAULT-VALUE}).")
-    double warmStartContextWeight;
-
-    @Option(names = "--compact-filter", negatable = true, defaultValue = RunProfile.COMPACT_FILTER, fallbackValue = "true", description = "DeepSWE's compact"
-            + " filtering: episodes that ran out of turns, context or time leave their group (default: off, they keep their verdict — with"
-            + " the filter on, the only failures the trainer sees are submitted ones, and RL taught the bundled model to stop submitting).")
-    boolean compactFilter;
-
-    @Option(names = "--submit-required", negatable = true, defaultValue = RunProfile.SUBMIT_REQUIRED, fallbackValue = "true", description = "Only a submitted"
-            + " fix is rewarded as one: an episode that ran out of turns, context or time gets r_exec = 0 whatever its diff"
-            + " (rubric.submit-required; default: on; for use without the compact filter).")
-    boolean submitRequired;
-
-    @Option(names = "--loss-aggregation", defaultValue = RunProfile.LOSS_AGGREGATION, description = "How the RL loss weighs tokens"
-            + " (trainer.loss.aggregation): seq-mean-token-mean (the default: every episode pushes by its advantage, whatever its length),"
-            + " seq-mean-token-sum-norm (DeepSWE: every token 1/L_max, so long failing episodes push hardest), seq-mean-token-sum, token-mean.")
-    String lossAggregation;
-
-    @Option(names = "--curriculum-cohort", defaultValue = "", paramLabel = "FIELD", description = "Tasks with the same value of this"
-            + " task field share the curriculum's bench (dispatcher.curriculum-cohort; e.g. family, tiny-swe's bug family; default: none).")
-    String curriculumCohort;
-
-    @Option(names = "--lr", defaultValue = RunProfile.LR, description = "Learning rate of RL (GRPO++) steps (default: ${DEFAULT-VALUE}).")
-    double lr;
-
-    @Option(names = "--init-checkpoint", paramLabel = "DIR", description = "Start from this checkpoint folder (e.g. another run's"
-            + " checkpoints/v250) when the trainer has no checkpoint of its own yet: RL at once, or first more imitation when"
-            + " --warm-start-steps is given too.")
-    Path initCheckpoint;
-
-    @Option(names = "--rollout-workers", defaultValue = "4", description = "Episodes the sandbox runner plays at a time (default:"
-            + " ${DEFAULT-VALUE}).")
-    int rolloutWorkers;
-
-    @Option(names = "--inference-threads", defaultValue = "1", description = "ONNX Runtime threads of the inference service (default:"
-            + " ${DEFAULT-VALUE}).")
-    int inferenceThreads;
-
-    @picocli.CommandLine.Mixin
+    @Mixin
     ModelOptions modelOptions;
 
     @Option(names = "--probe-every", defaultValue = "5", description = "Held-out pass@1 probe every N trainer steps.")
@@ -153,11 +89,11 @@ public final class TrainCommand implements Callable<Integer> {
             return 2;
         }
         chooseStart(root, out);
-        if (oracleRl != null && probeEvery > 0) {
+        if (run.oracleRl != null && probeEvery > 0) {
             out.println("[train] --oracle-rl: no held-out probes (the oracle knows only the training tasks)");
             probeEvery = 0;
         }
-        if (sandbox.equals("local") && !onPath("bwrap") && !installSandboxTools(root, out)) {
+        if (run.sandbox.equals("local") && !onPath("bwrap") && !installSandboxTools(root, out)) {
             err.println("bubblewrap (bwrap) is missing and could not be installed (see above): as root run `dev/stack install`"
                     + " (or `apt-get install -y bubblewrap`), or use --sandbox kubernetes");
             return 2;
@@ -166,7 +102,7 @@ public final class TrainCommand implements Callable<Integer> {
             return 3;
         }
         Files.createDirectories(state);
-        String unreachable = sandbox.equals("local") ? unreachableBySandboxes(state) : null;
+        String unreachable = run.sandbox.equals("local") ? unreachableBySandboxes(state) : null;
         if (unreachable != null) {
             err.println(unreachable);
             return 2;
@@ -175,8 +111,8 @@ public final class TrainCommand implements Callable<Integer> {
         TaskSuite.Prepared prepared;
         try {
             prepared = TaskSuite.prepare(suite, taskOptions.tasks, spec.commandLine().getParseResult().hasMatchedOption("--tasks"),
-                    taskOptions.heldout, taskOptions.seed, (warmStartSteps > 0 && !Files.exists(state.resolve(WARM_START_DONE))) || oracleRl != null,
-                    sandbox.equals("local"), taskOptions.folders.mirrors);
+                    taskOptions.heldout, taskOptions.seed, (warmStartSteps > 0 && !Files.exists(state.resolve(WARM_START_DONE))) || run.oracleRl != null,
+                    run.sandbox.equals("local"), taskOptions.folders.mirrors);
         } catch (TaskSuite.Refused e) {
             err.println(e.getMessage());
             return 2;
@@ -193,10 +129,8 @@ public final class TrainCommand implements Callable<Integer> {
             infra.start(kafka, db, dbUser, dbPassword);
             Files.writeString(state.resolve("infra.json"), EventCodec.mapper().createObjectNode().put("jdbcUrl", infra.jdbcUrl).put("user", infra.user)
                     .put("password", infra.password).put("kafka", infra.bootstrap).toString());
-            var services = new Services(root, state, infra, new Services.Settings(sandbox, groupSize, batchGroups, sync, oracleRl, temperature,
-                    initCheckpoint == null ? null : initCheckpoint.toAbsolutePath(), Math.min(warmStartBatch, prepared.train()), warmStartLr, warmStartContextWeight, lr, compactFilter,
-                    submitRequired, lossAggregation, curriculumCohort, rolloutWorkers, inferenceThreads, modelOptions.given() ? modelOptions : null,
-                    taskOptions));
+            var services = new Services(root, state, infra, new EmbeddedConfig(run, modelOptions.given() ? modelOptions : null, taskOptions, state,
+                    prepared.train()));
             var onCtrlC = new Thread(() -> {
                 try {
                     services.close();
@@ -231,14 +165,14 @@ public final class TrainCommand implements Callable<Integer> {
             services.switchToRl();
         }
         if (!Files.exists(state.resolve(WARM_START_DONE))) { // a run again goes on with RL, whatever its options
-            Files.writeString(state.resolve(WARM_START_DONE), "none: RL from " + (initCheckpoint != null ? initCheckpoint
+            Files.writeString(state.resolve(WARM_START_DONE), "none: RL from " + (run.initCheckpoint != null ? run.initCheckpoint
                     : modelOptions.given() ? modelOptions.model : "random weights") + "\n");
         }
         long from = progress.step();
         out.printf("[train] reinforcement learning from step %d%s%s%n", from, steps > 0 ? " for " + steps + " steps" : "",
                 minutes > 0 ? " for at most " + minutes + " min" : steps > 0 ? "" : " until Ctrl-C");
         progress.run(steps > 0 ? from + steps : 0, minutes > 0 ? java.time.Instant.now().plusSeconds(60 * minutes) : null, probeEvery, "rl");
-        if (oracleRl == null) { // with the oracle's answers mixed in, a probe would measure the oracle, not the policy
+        if (run.oracleRl == null) { // with the oracle's answers mixed in, a probe would measure the oracle, not the policy
             progress.finalProbe(Duration.ofMinutes(20));
         }
     }
@@ -261,8 +195,9 @@ public final class TrainCommand implements Callable<Integer> {
 
     /** What is wrong with the options, named as the user wrote them; null when nothing is. */
     private String badOptions() {
-        if (!sandbox.equals("local") && !sandbox.equals("kubernetes")) {
-            return "--sandbox must be local or kubernetes, got '" + sandbox + "'";
+        String problem = run.problem();
+        if (problem != null) {
+            return problem;
         }
         if (kafkaConfig != null && kafka == null) {
             return "--kafka-config is for an external broker: give --kafka too (the run's own broker is PLAINTEXT on loopback)";
@@ -270,32 +205,7 @@ public final class TrainCommand implements Callable<Integer> {
         if (kafkaConfig != null && !Files.isReadable(kafkaConfig)) {
             return "--kafka-config: cannot read " + kafkaConfig;
         }
-        if (oracleRl != null && !(oracleRl >= 0 && oracleRl <= 1)) {
-            return "--oracle-rl is a probability in [0, 1], got " + oracleRl;
-        }
-        if (initCheckpoint != null && !Files.isRegularFile(initCheckpoint.resolve("manifest.json"))) {
-            return "--init-checkpoint " + initCheckpoint + " is not a checkpoint folder (no manifest.json in it)";
-        }
-        String problem = taskOptions.problem() != null ? taskOptions.problem() : modelOptions.given() ? modelOptions.problem() : null;
-        if (problem != null) {
-            return problem;
-        }
-        if (warmStartBatch < 1 || !(warmStartLr > 0) || !(lr > 0) || !(warmStartContextWeight >= 0)) {
-            return "--warm-start-batch must be >= 1, --warm-start-lr and --lr > 0, --warm-start-context-weight >= 0, got " + warmStartBatch
-                    + ", " + warmStartLr + ", " + lr + " and " + warmStartContextWeight;
-        }
-        if (rolloutWorkers < 1 || inferenceThreads < 1) {
-            return "--rollout-workers and --inference-threads must be >= 1, got " + rolloutWorkers + " and " + inferenceThreads;
-        }
-        if (!(temperature > 0 && temperature <= 2)) {
-            return "--temperature must be in (0, 2], got " + temperature;
-        }
-        try {
-            Aggregation.byName(lossAggregation);
-        } catch (IllegalArgumentException e) {
-            return "--loss-aggregation: " + e.getMessage();
-        }
-        return null;
+        return taskOptions.problem() != null ? taskOptions.problem() : modelOptions.given() ? modelOptions.problem() : null;
     }
 
     /**
@@ -309,13 +219,13 @@ public final class TrainCommand implements Callable<Integer> {
             warmStartSteps = 0; // a pretrained model already writes calls; the bundled warm start is the built-in model's
         }
         Path bundled = root.resolve(BUNDLED_WARM_START);
-        if (initCheckpoint == null && !imitationAsked && oracleRl == null && !modelOptions.given() && fresh(state)
+        if (run.initCheckpoint == null && !imitationAsked && run.oracleRl == null && !modelOptions.given() && fresh(state)
                 && Files.isRegularFile(bundled.resolve("manifest.json"))) {
-            initCheckpoint = bundled;
+            run.initCheckpoint = bundled;
             out.println("[train] RL starts from the bundled warm start (" + BUNDLED_WARM_START + ", used only while the trainer has no checkpoint"
                     + " of its own); --warm-start-steps N imitates from scratch instead");
         }
-        if (initCheckpoint != null && !imitationAsked) {
+        if (run.initCheckpoint != null && !imitationAsked) {
             warmStartSteps = 0;
         }
     }

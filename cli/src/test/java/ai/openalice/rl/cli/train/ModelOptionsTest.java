@@ -42,17 +42,17 @@ class ModelOptionsTest {
         assertNull(o.problem());
         // the heap: 768 MiB + 4 float32 copies of a tiny model's weights (well under 1 MiB, so nothing more)
         assertEquals(List.of("-Xmx768m", "-Dtrainer.init-model=" + hermes.toAbsolutePath(), "-Dtrainer.lora.rank=8", "-Dtrainer.lora.alpha=32.0",
-                "-Dtrainer.lora.targets=q_proj,k_proj,v_proj"), o.trainerArgs());
+                "-Dtrainer.lora.targets=q_proj,k_proj,v_proj"), EmbeddedConfig.jvm(o.trainerConfig(), o.heap(4)));
         // the tiny model's max_position_embeddings is 64: below the profile's 4,096, so the episodes get 64
         assertEquals(List.of("-Drunner.model-dir=" + hermes.toAbsolutePath(), "-Drunner.tool-call-format=json", "-Drunner.system-prompt=full",
-                "-Drunner.max-context-tokens=64"), o.runnerArgs());
+                "-Drunner.max-context-tokens=64"), EmbeddedConfig.jvm(o.runnerConfig()));
         var smaller = parse("--model", hermes.toString(), "--max-context-tokens", "48");
         assertNull(smaller.problem());
-        assertEquals("-Drunner.max-context-tokens=48", smaller.runnerArgs().get(3));
+        assertEquals(48, smaller.runnerConfig().get("runner.max-context-tokens"));
         assertEquals("--max-context-tokens must be between 1 and the model's max_position_embeddings (64), got 65",
                 parse("--model", hermes.toString(), "--max-context-tokens", "65").problem());
         Path llama = model(tmp.resolve("llama"), "{{ 'Respond in the format {\"name\": function name, \"parameters\": dictionary}' }}");
-        assertEquals("-Drunner.tool-call-format=llama3_json", parse("--model", llama.toString()).runnerArgs().get(1));
+        assertEquals("llama3_json", parse("--model", llama.toString()).runnerConfig().get("runner.tool-call-format"));
     }
 
     @Test
