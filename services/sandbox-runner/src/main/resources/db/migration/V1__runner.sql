@@ -7,13 +7,3 @@ CREATE TABLE leases (
     heartbeat_at timestamptz NOT NULL,
     state        text        NOT NULL CHECK (state IN ('running', 'published'))
 );
-
-CREATE TABLE outbox (
-    id         bigserial   PRIMARY KEY,
-    topic      text        NOT NULL,
-    event_key  text        NOT NULL,
-    payload    bytea       NOT NULL,
-    created_at timestamptz NOT NULL DEFAULT now(),
-    sent_at    timestamptz
-);
-CREATE INDEX outbox_unsent ON outbox (id) WHERE sent_at IS NULL;

@@ -97,13 +97,3 @@ CREATE TABLE staleness (
     used    bigint NOT NULL DEFAULT 0,
     dropped bigint NOT NULL DEFAULT 0
 );
-
-CREATE TABLE outbox (
-    id         bigserial   PRIMARY KEY,
-    topic      text        NOT NULL,
-    event_key  text        NOT NULL,
-    payload    bytea       NOT NULL,
-    created_at timestamptz NOT NULL DEFAULT now(),
-    sent_at    timestamptz
-);
-CREATE INDEX outbox_unsent ON outbox (id) WHERE sent_at IS NULL;

@@ -40,13 +40,3 @@ CREATE TABLE checkpoints (
     metrics        jsonb       NOT NULL,
     created_at     timestamptz NOT NULL DEFAULT now()
 );
-
-CREATE TABLE outbox (
-    id         bigserial   PRIMARY KEY,
-    topic      text        NOT NULL,
-    event_key  text        NOT NULL,
-    payload    bytea       NOT NULL,
-    created_at timestamptz NOT NULL DEFAULT now(),
-    sent_at    timestamptz
-);
-CREATE INDEX outbox_unsent ON outbox (id) WHERE sent_at IS NULL;
