@@ -20,6 +20,7 @@ import ai.openalice.rl.sandbox.SandboxSpec;
 import ai.openalice.rl.sandbox.WorkspaceSource;
 import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
 import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,7 +45,7 @@ final class AgentLoopBench {
         }
 
         public ObjectNode parameters() {
-            return com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode().put("type", "object");
+            return JsonNodeFactory.instance.objectNode().put("type", "object");
         }
 
         public Observation run(ObjectNode args, ToolContext ctx) {

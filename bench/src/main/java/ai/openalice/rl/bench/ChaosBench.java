@@ -2,6 +2,7 @@ package ai.openalice.rl.bench;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,7 +73,7 @@ final class ChaosBench {
      */
     private static Fault fault(String what, LoopAudit audit, Process train, Action action) throws Exception {
         long before = awaitVersion(audit, train);
-        java.sql.Timestamp at = audit.now();
+        Timestamp at = audit.now();
         long t = System.nanoTime();
         action.run();
         awaitAdvance(audit, before + 1, train, ADVANCE);

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
@@ -121,7 +122,7 @@ final class DispatcherBench {
                 if (rs.next() && rs.getLong(1) >= atLeast) {
                     return;
                 }
-            } catch (java.sql.SQLException schemaNotYetThere) {
+            } catch (SQLException schemaNotYetThere) {
                 // Flyway has not run yet
             }
             Thread.sleep(50);

@@ -24,6 +24,7 @@ import ai.openalice.rl.sandbox.WorkspaceSource;
 import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
 import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -74,7 +75,7 @@ final class HfLoopBench {
         var config = HfModelBench.configJson(layers).put("eos_token_id", 258);
         TinyModels.JSON.writeValue(dir.resolve("config.json").toFile(), config);
         var tok = TinyModels.byteLevelTokenizer(List.of("<|endoftext|>", "<|im_start|>", "<|im_end|>"));
-        var vocab = (com.fasterxml.jackson.databind.node.ObjectNode) tok.path("model").path("vocab");
+        var vocab = (ObjectNode) tok.path("model").path("vocab");
         for (int id = 259; id < config.get("vocab_size").asInt(); id++) {
             vocab.put("x" + id, id);
         }

@@ -19,6 +19,7 @@ import ai.openalice.rl.model.onnx.HfOnnxExport;
 import ai.openalice.rl.model.train.AdamW;
 import ai.openalice.rl.policy.KvSequence;
 import ai.openalice.rl.policy.OrtDecoder;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -44,7 +45,7 @@ final class HfModelBench {
         return HfConfig.of(configJson(layers), "qwen2.5-0.5b-shaped");
     }
 
-    static com.fasterxml.jackson.databind.node.ObjectNode configJson(int layers) {
+    static ObjectNode configJson(int layers) {
         return TinyModels.config("qwen2").put("vocab_size", 151_936).put("hidden_size", 896).put("intermediate_size", 4864)
                 .put("num_hidden_layers", layers).put("num_attention_heads", 14).put("num_key_value_heads", 2).put("max_position_embeddings", 32768)
                 .put("rope_theta", 1_000_000.0).put("tie_word_embeddings", true);

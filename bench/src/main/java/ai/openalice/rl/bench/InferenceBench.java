@@ -7,6 +7,7 @@ import ai.openalice.rl.model.GptConfig;
 import ai.openalice.rl.model.Sampler;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.djl.Gpt;
+import ai.openalice.rl.model.onnx.CacheLayout;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.policy.CompletionRequest;
 import ai.openalice.rl.policy.KvSequence;
@@ -16,9 +17,11 @@ import java.nio.FloatBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 
 /**
  * Decode throughput of the built-in model (~0.5 M parameters) on ONNX Runtime with one intra-op
@@ -45,7 +48,7 @@ final class InferenceBench {
         System.out.printf("%nmodel: %,d parameters, context %d; %d tokens per stream, greedy, 1 ORT thread%n",
                 CONFIG.parameterCount(), CONFIG.contextLength(), TOKENS);
 
-        double bare = best(3, () -> bareLoop(dir.resolve(Checkpoint.ONNX), ai.openalice.rl.model.onnx.CacheLayout.of(CONFIG), prompt, TOKENS));
+        double bare = best(3, () -> bareLoop(dir.resolve(Checkpoint.ONNX), CacheLayout.of(CONFIG), prompt, TOKENS));
         double policy;
         try (var p = new OrtPolicy(dir)) {
             var req = new CompletionRequest(prompt, TOKENS, 0, 1, 0L, List.of(), null);
@@ -81,7 +84,7 @@ final class InferenceBench {
             }
             swap[i] = System.nanoTime() - s;
         }
-        java.util.Arrays.sort(swap);
+        Arrays.sort(swap);
         System.out.printf("  checkpoint to serving (verify + load + warm), median of 5: %.0f ms%n", swap[2] / 1e6);
         agentEpisodes(dir.getParent());
     }
@@ -117,7 +120,7 @@ final class InferenceBench {
     private static double[] episodes(Path dir, long cacheBytes) throws Exception {
         double best = Double.MAX_VALUE;
         double computed = 0;
-        var rnd = new java.util.Random(5);
+        var rnd = new Random(5);
         int[] task = rnd.ints(TASK_PROMPT, 32, 127).toArray();
         for (int round = 0; round < 2; round++) {
             try (var dec = new OrtDecoder(dir.resolve(Checkpoint.ONNX), AGENT, 1, false, cacheBytes)) {
@@ -128,7 +131,7 @@ final class InferenceBench {
                     while (prompt.length + COMPLETION + OBSERVATION + COMPLETION < AGENT.contextLength()) {
                         int[] generated = turn(dec, prompt);
                         int[] observed = rnd.ints(OBSERVATION, 32, 127).toArray();
-                        int[] next = java.util.Arrays.copyOf(prompt, prompt.length + generated.length + observed.length);
+                        int[] next = Arrays.copyOf(prompt, prompt.length + generated.length + observed.length);
                         System.arraycopy(generated, 0, next, prompt.length, generated.length);
                         System.arraycopy(observed, 0, next, prompt.length + generated.length, observed.length);
                         prompt = next;
@@ -190,7 +193,7 @@ final class InferenceBench {
     }
 
     /** The least a decode loop can do on ORT: present tensors go back as the next past, untouched. */
-    static double bareLoop(Path onnx, ai.openalice.rl.model.onnx.CacheLayout layout, int[] prompt, int tokens) throws Exception {
+    static double bareLoop(Path onnx, CacheLayout layout, int[] prompt, int tokens) throws Exception {
         var env = OrtEnvironment.getEnvironment();
         var opts = new OrtSession.SessionOptions();
         opts.setIntraOpNumThreads(1);
@@ -202,7 +205,7 @@ final class InferenceBench {
                 past.put("past_key_" + l, OnnxTensor.createTensor(env, FloatBuffer.allocate(0), kv));
                 past.put("past_value_" + l, OnnxTensor.createTensor(env, FloatBuffer.allocate(0), kv));
             }
-            long[] ids = java.util.Arrays.stream(prompt).asLongStream().toArray();
+            long[] ids = Arrays.stream(prompt).asLongStream().toArray();
             long[] pos = new long[ids.length];
             for (int i = 0; i < pos.length; i++) {
                 pos[i] = i;
@@ -216,7 +219,7 @@ final class InferenceBench {
                 }
                 var in = new HashMap<String, OnnxTensor>(past);
                 long[] mask = new long[length + ids.length];
-                java.util.Arrays.fill(mask, 1);
+                Arrays.fill(mask, 1);
                 in.put("input_ids", OnnxTensor.createTensor(env, new long[][] {ids}));
                 in.put("position_ids", OnnxTensor.createTensor(env, new long[][] {pos}));
                 in.put("attention_mask", OnnxTensor.createTensor(env, new long[][] {mask}));

@@ -2,8 +2,13 @@ package ai.openalice.rl.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -37,12 +42,12 @@ final class LoopAudit {
     }
 
     /** The audit of the run whose state folder is {@code state} (its database as {@code infra.json} names it). */
-    static LoopAudit of(java.nio.file.Path state) throws java.io.IOException {
+    static LoopAudit of(Path state) throws IOException {
         JsonNode c = new ObjectMapper().readTree(state.resolve("infra.json").toFile());
         return new LoopAudit(c.get("jdbcUrl").asText(), c.get("user").asText(), c.get("password").asText());
     }
 
-    Connection connect() throws java.sql.SQLException {
+    Connection connect() throws SQLException {
         return DriverManager.getConnection(jdbcUrl, user, password);
     }
 
@@ -51,13 +56,13 @@ final class LoopAudit {
         try (var c = connect(); var st = c.createStatement(); var rs = st.executeQuery("SELECT coalesce(max(policy_version), -1) FROM trainer.checkpoints")) {
             rs.next();
             return rs.getLong(1);
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             return null;
         }
     }
 
     /** The database's clock (the trainer stamps samples with it). */
-    java.sql.Timestamp now() throws java.sql.SQLException {
+    Timestamp now() throws SQLException {
         try (var c = connect(); var st = c.createStatement(); var rs = st.executeQuery("SELECT now()")) {
             rs.next();
             return rs.getTimestamp(1);
@@ -65,18 +70,18 @@ final class LoopAudit {
     }
 
     /** Whether the trainer has trained on a sample it received after {@code at}; false while the database is away. */
-    boolean trainedSince(java.sql.Timestamp at) {
+    boolean trainedSince(Timestamp at) {
         try (var c = connect(); var st = c.prepareStatement("SELECT 1 FROM trainer.samples WHERE step IS NOT NULL AND received_at > ? LIMIT 1")) {
             st.setTimestamp(1, at);
             try (var rs = st.executeQuery()) {
                 return rs.next();
             }
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             return false;
         }
     }
 
-    List<Check> database() throws java.sql.SQLException {
+    List<Check> database() throws SQLException {
         var out = new ArrayList<Check>();
         try (var c = connect()) {
             out.add(check(c, "every requested rollout settled or within its deadline",
@@ -95,7 +100,7 @@ final class LoopAudit {
         return out;
     }
 
-    private static Check check(Connection c, String name, String violations) throws java.sql.SQLException {
+    private static Check check(Connection c, String name, String violations) throws SQLException {
         var examples = new ArrayList<String>();
         long n = 0;
         try (var st = c.createStatement(); var rs = st.executeQuery(violations)) {
@@ -109,7 +114,7 @@ final class LoopAudit {
     }
 
     /** Rollouts that ended {@code failed} or {@code retried}, counted by reason (the first 120 characters). */
-    Map<String, Long> endings(String state) throws java.sql.SQLException {
+    Map<String, Long> endings(String state) throws SQLException {
         var out = new LinkedHashMap<String, Long>();
         try (var c = connect(); var st = c.prepareStatement("SELECT left(coalesce(reason, '(none)'), 120), count(*) FROM dispatcher.rollouts"
                 + " WHERE state = ? GROUP BY 1 ORDER BY 2 DESC")) {
@@ -157,8 +162,8 @@ final class LoopAudit {
                     }
                 }
             }
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
         return new Check("no checkpoint version published twice (" + content.size() + " versions on " + topic + ")", violations, examples);
     }

@@ -10,6 +10,7 @@ import ai.openalice.rl.core.loss.PolicyLoss;
 import ai.openalice.rl.core.loss.PolicyLossConfig;
 import ai.openalice.rl.core.loss.TokenBatch;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -103,7 +104,7 @@ public class RlCoreBench {
         boolean[] mask = completionMask.clone();
         for (int s = 0; s < TRAJECTORIES; s++) {
             if (!valid[s]) {
-                java.util.Arrays.fill(mask, offsets[s], offsets[s + 1], false);
+                Arrays.fill(mask, offsets[s], offsets[s + 1], false);
             }
         }
         var batch = new TokenBatch(offsets, logprobs, oldLogprobs, rolloutLogprobs, null, null, tokenAdv, mask);

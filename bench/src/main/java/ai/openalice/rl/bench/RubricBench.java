@@ -10,6 +10,7 @@ import ai.openalice.rl.prm.Rubric;
 import ai.openalice.rl.prm.Scorer;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 
@@ -35,7 +36,7 @@ final class RubricBench {
             for (int k = 0; k < 60; k++) {
                 completion.add(k);
             }
-            turns.add(new Turn(i, List.of(1, 2, 3), completion, java.util.Collections.nCopies(60, -0.5), 3, new Action(tool, a, null),
+            turns.add(new Turn(i, List.of(1, 2, 3), completion, Collections.nCopies(60, -0.5), 3, new Action(tool, a, null),
                     "[exit code " + (i % 5 == 0 ? 1 : 0) + "]\n" + "output line\n".repeat(40), 1, 1));
         }
         var t = new Trajectory(turns);

@@ -1,10 +1,13 @@
 package ai.openalice.rl.bench;
 
+import ai.openalice.rl.agent.tools.ToolContext;
+import ai.openalice.rl.agent.tools.Tools;
 import ai.openalice.rl.sandbox.Sandbox;
 import ai.openalice.rl.sandbox.SandboxSpec;
 import ai.openalice.rl.sandbox.WorkspaceSource;
 import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
 import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -94,9 +97,9 @@ final class SandboxBench {
         }
         Files.writeString(big.resolve("pkg42/mod7.py"), "def needle_in_haystack():\n    return 1\n");
         try (Sandbox s = provider.create(SandboxSpec.of(new WorkspaceSource.Dir(big)))) {
-            var ctx = new ai.openalice.rl.agent.tools.ToolContext(s, Duration.ofSeconds(60), Duration.ofSeconds(60));
-            var tools = ai.openalice.rl.agent.tools.Tools.standard();
-            var args = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode().put("pattern", "needle_in_haystack");
+            var ctx = new ToolContext(s, Duration.ofSeconds(60), Duration.ofSeconds(60));
+            var tools = Tools.standard();
+            var args = JsonNodeFactory.instance.objectNode().put("pattern", "needle_in_haystack");
             long[] ns = new long[10];
             String found = "";
             for (int i = 0; i < ns.length; i++) {

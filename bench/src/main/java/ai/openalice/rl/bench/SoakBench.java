@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Storage and memory over a long run: {@code ./alice-rl train} for M minutes in its default
@@ -109,7 +111,7 @@ final class SoakBench {
                         mib(b.dbBytes()), window, mib(last.dbBytes()), mib(after.stream().mapToLong(Sample::dbBytes).max().orElseThrow()), last.scored());
             }
         }
-        var names = new java.util.TreeSet<String>();
+        var names = new TreeSet<String>();
         s.forEach(x -> names.addAll(x.rss().keySet()));
         var late = s.stream().filter(x -> x.minute() >= warm).toList();
         System.out.printf("  (after %.0f min; a JVM or allocator that keeps its high-water mark rises in steps: 'new peak' is the last minute RSS rose 2%% above its peak so far)%n",
@@ -145,7 +147,7 @@ final class SoakBench {
     }
 
     /** Least-squares slope of y against minutes. */
-    static double slope(List<Sample> s, java.util.function.ToDoubleFunction<Sample> y) {
+    static double slope(List<Sample> s, ToDoubleFunction<Sample> y) {
         double mx = s.stream().mapToDouble(Sample::minute).average().orElseThrow();
         double my = s.stream().mapToDouble(y).average().orElseThrow();
         double sxy = 0;

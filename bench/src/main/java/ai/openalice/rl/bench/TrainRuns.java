@@ -1,5 +1,6 @@
 package ai.openalice.rl.bench;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -18,7 +19,7 @@ final class TrainRuns {
     }
 
     /** A new folder for runs' state: the local sandboxes run as unprivileged uids, so their roots (in the state folders) must be reachable. */
-    static Path base(String prefix) throws java.io.IOException {
+    static Path base(String prefix) throws IOException {
         return Files.createTempDirectory(prefix, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
     }
 }

@@ -3,11 +3,13 @@ package ai.openalice.rl.bench;
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDScope;
 import ai.djl.ndarray.types.Shape;
+import ai.djl.pytorch.jni.JniUtils;
 import ai.openalice.rl.core.loss.Aggregation;
 import ai.openalice.rl.core.loss.PolicyLossConfig;
 import ai.openalice.rl.events.Action;
 import ai.openalice.rl.events.Turn;
 import ai.openalice.rl.model.GptConfig;
+import ai.openalice.rl.model.djl.CausalLm;
 import ai.openalice.rl.model.djl.Gpt;
 import ai.openalice.rl.model.learner.Learner;
 import ai.openalice.rl.model.learner.LrSchedule;
@@ -15,6 +17,7 @@ import ai.openalice.rl.model.learner.Sample;
 import ai.openalice.rl.model.learner.SequenceBatch;
 import ai.openalice.rl.model.train.AdamW;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Random;
 import java.util.UUID;
@@ -94,8 +97,8 @@ final class TrainerBench {
     }
 
     /** The least a learner does: the same micro-batches, log-likelihood of the masked targets, backward, AdamW. */
-    static void bare(ai.openalice.rl.model.djl.CausalLm gpt, AdamW opt, SequenceBatch b, int micro) {
-        ai.djl.pytorch.jni.JniUtils.setGradMode(false);
+    static void bare(CausalLm gpt, AdamW opt, SequenceBatch b, int micro) {
+        JniUtils.setGradMode(false);
         for (int r0 = 0; r0 < b.rows(); r0 += micro) {
             try (NDScope scope = new NDScope(); var sub = gpt.manager().newSubManager()) {
                 scope.suppressNotUsedWarning();
@@ -103,9 +106,9 @@ final class TrainerBench {
                 int from = r0 * b.width();
                 int to = (r0 + micro) * b.width();
                 try (var gc = Engine.getInstance().newGradientCollector()) {
-                    var logp = gpt.tokenLogprobs(sub.create(java.util.Arrays.copyOfRange(b.inputs(), from, to), shape),
-                            sub.create(java.util.Arrays.copyOfRange(b.targets(), from, to), shape), 1f);
-                    gc.backward(logp.mul(sub.create(java.util.Arrays.copyOfRange(b.coef(), from, to), shape)).sum().neg());
+                    var logp = gpt.tokenLogprobs(sub.create(Arrays.copyOfRange(b.inputs(), from, to), shape),
+                            sub.create(Arrays.copyOfRange(b.targets(), from, to), shape), 1f);
+                    gc.backward(logp.mul(sub.create(Arrays.copyOfRange(b.coef(), from, to), shape)).sum().neg());
                 }
             }
         }

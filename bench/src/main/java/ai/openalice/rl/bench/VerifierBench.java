@@ -2,6 +2,7 @@ package ai.openalice.rl.bench;
 
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskReader;
+import ai.openalice.rl.events.task.WorkspaceSpec;
 import ai.openalice.rl.harness.Harness;
 import ai.openalice.rl.harness.MavenFixture;
 import ai.openalice.rl.harness.Verdict;
@@ -81,10 +82,10 @@ final class VerifierBench {
     private static Path prepare(Task task) throws Exception {
         Path dir = Files.createTempDirectory("bench-direct");
         switch (task.workspace()) {
-            case ai.openalice.rl.events.task.WorkspaceSpec.Git g ->
+            case WorkspaceSpec.Git g ->
                     HostCommand.check(List.of("bash", "-c", "git -C \"$1\" archive \"$2\" | tar -x -C \"$3\"", "bash", g.path(), g.commit(),
                             dir.toString()), null, T);
-            case ai.openalice.rl.events.task.WorkspaceSpec.Dir dd -> HostCommand.check(List.of("cp", "-a", dd.path() + "/.", dir.toString()), null, T);
+            case WorkspaceSpec.Dir dd -> HostCommand.check(List.of("cp", "-a", dd.path() + "/.", dir.toString()), null, T);
             default -> throw new IllegalArgumentException("bench supports git and dir workspaces");
         }
         for (String patch : List.of(task.patch(), task.testPatch())) {

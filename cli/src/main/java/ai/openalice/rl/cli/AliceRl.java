@@ -1,5 +1,9 @@
 package ai.openalice.rl.cli;
 
+import ai.openalice.rl.cli.train.CompareCommand;
+import ai.openalice.rl.cli.train.ReportCommand;
+import ai.openalice.rl.cli.train.RolloutCommand;
+import ai.openalice.rl.cli.train.TrainCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -7,8 +11,8 @@ import picocli.CommandLine.Command;
 @Command(name = "alice-rl", mixinStandardHelpOptions = true, version = "alice-rl 0.1.0-SNAPSHOT",
         description = "Always-on agentic reinforcement learning for coding agents.",
         subcommands = {TasksCommand.class, VerifyCommand.class, ModelCommand.class, SubmitCommand.class, EvalCommand.class, AuthCommand.class,
-                ai.openalice.rl.cli.train.RolloutCommand.class,
-                ai.openalice.rl.cli.train.CompareCommand.class, ai.openalice.rl.cli.train.TrainCommand.class, ai.openalice.rl.cli.train.ReportCommand.class})
+                RolloutCommand.class,
+                CompareCommand.class, TrainCommand.class, ReportCommand.class})
 public final class AliceRl {
 
     public static void main(String[] args) {

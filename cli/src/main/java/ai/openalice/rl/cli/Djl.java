@@ -1,6 +1,7 @@
 package ai.openalice.rl.cli;
 
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,7 +36,7 @@ final class Djl {
             Class<?> score = Class.forName(SCORE);
             try {
                 return (double[]) score.getMethod("djl", Path.class, Path.class, int[].class).invoke(null, model, adapter, tokens);
-            } catch (java.lang.reflect.InvocationTargetException e) {
+            } catch (InvocationTargetException e) {
                 if (e.getCause() instanceof IllegalArgumentException bad) {
                     throw new Failed(bad.getMessage(), ModelCommand.BAD_INPUT);
                 }

@@ -1,17 +1,22 @@
 package ai.openalice.rl.cli;
 
+import ai.openalice.rl.auth.Tokens;
 import ai.openalice.rl.cli.train.LocalAuth;
 import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskReader;
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -113,7 +118,7 @@ final class EvalCommand implements Callable<Integer> {
         try {
             started = http.send(request(dispatcher.resolve("/evals"), bearer).header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(), HttpResponse.BodyHandlers.ofString());
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             err.println("cannot reach the task-dispatcher at " + dispatcher + ": " + e.getMessage());
             return 3;
         }
@@ -137,23 +142,23 @@ final class EvalCommand implements Callable<Integer> {
     }
 
     /** The bearer token to send (null: none): {@code --token}, else the one of a local {@code alice-rl train}, if any. */
-    private String bearer() throws java.io.IOException {
+    private String bearer() throws IOException {
         Path file = token;
         if (file == null) {
             Path local = Path.of(System.getProperty("alice.root", ".")).resolve(".alice-rl/train/auth/operator.jwt");
-            file = java.nio.file.Files.isReadable(local) ? local : null;
+            file = Files.isReadable(local) ? local : null;
         }
-        return file == null ? null : ai.openalice.rl.auth.Tokens.read(file);
+        return file == null ? null : Tokens.read(file);
     }
 
     private static HttpRequest.Builder request(URI uri, String bearer) {
         var b = HttpRequest.newBuilder(uri);
-        return bearer == null ? b : b.header("Authorization", ai.openalice.rl.auth.Tokens.authorization(bearer));
+        return bearer == null ? b : b.header("Authorization", Tokens.authorization(bearer));
     }
 
     private int predictions(PrintWriter out, PrintWriter err) throws Exception {
         Map<String, PredictionsEval.Prediction> preds;
-        var list = new java.util.ArrayList<ai.openalice.rl.events.task.Task>();
+        var list = new ArrayList<Task>();
         try {
             preds = PredictionsEval.read(predictions);
             verifier.options(); // a folder sandboxes cannot read is bad input, said before any verification
@@ -167,7 +172,7 @@ final class EvalCommand implements Callable<Integer> {
                     }
                 }
             }
-        } catch (IllegalArgumentException | java.io.IOException | UncheckedIOException e) {
+        } catch (IllegalArgumentException | IOException | UncheckedIOException e) {
             err.println(e.getMessage());
             return 2;
         }
@@ -178,7 +183,7 @@ final class EvalCommand implements Callable<Integer> {
         }));
         String model = preds.isEmpty() ? "none" : preds.values().iterator().next().model().replace("/", "__");
         Path file = reportFile != null ? reportFile : Path.of(model + "." + runId + ".json");
-        java.nio.file.Files.writeString(file, report.toPrettyString());
+        Files.writeString(file, report.toPrettyString());
         out.printf("%d instances: %d resolved, %d unresolved, %d empty patches, %d errors, %d incomplete -> %s%n", report.get("total_instances").asInt(),
                 report.get("resolved_instances").asInt(), report.get("unresolved_instances").asInt(), report.get("empty_patch_instances").asInt(),
                 report.get("error_instances").asInt(), report.get("incomplete_ids").size(), file);

@@ -1,6 +1,9 @@
 package ai.openalice.rl.cli;
 
+import ai.openalice.rl.harness.SandboxReadable;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,12 +41,12 @@ public final class HostFolders {
 
     /** What is wrong with the given folders (missing, or unreadable by sandbox users), one line each; empty when nothing. */
     public List<String> problems() {
-        var out = new java.util.ArrayList<String>();
+        var out = new ArrayList<String>();
         byOption().forEach((option, dir) -> {
-            if (dir != null && !java.nio.file.Files.isDirectory(dir)) {
+            if (dir != null && !Files.isDirectory(dir)) {
                 out.add(option + " " + dir + ": not a folder");
             }
         });
-        return out.isEmpty() ? ai.openalice.rl.harness.SandboxReadable.problems(byOption()) : out;
+        return out.isEmpty() ? SandboxReadable.problems(byOption()) : out;
     }
 }

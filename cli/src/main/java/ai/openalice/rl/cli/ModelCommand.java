@@ -6,6 +6,7 @@ import ai.openalice.rl.model.hf.HfConfig;
 import ai.openalice.rl.model.hf.HfFormatException;
 import ai.openalice.rl.model.hf.HfModel;
 import ai.openalice.rl.model.hf.LoraAdapter;
+import ai.openalice.rl.model.hf.ReferenceLm;
 import ai.openalice.rl.model.onnx.CacheLayout;
 import ai.openalice.rl.model.onnx.HfOnnxExport;
 import ai.openalice.rl.policy.OrtDecoder;
@@ -15,6 +16,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -106,13 +108,13 @@ final class ModelCommand {
                     float[][] logits = decoder.logitsOfEveryPosition(tokens);
                     double[] out = new double[tokens.length - 1];
                     for (int i = 0; i < out.length; i++) {
-                        out[i] = ai.openalice.rl.model.hf.ReferenceLm.logSoftmax(logits[i])[tokens[i + 1]];
+                        out[i] = ReferenceLm.logSoftmax(logits[i])[tokens[i + 1]];
                     }
                     return out;
                 }
             } finally {
                 try (var files = Files.walk(tmp)) {
-                    files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                    files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
                 }
             }
         }

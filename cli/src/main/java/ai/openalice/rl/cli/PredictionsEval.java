@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -117,7 +118,7 @@ final class PredictionsEval {
         return r;
     }
 
-    private static void put(ObjectNode r, String field, java.util.Collection<String> ids) {
+    private static void put(ObjectNode r, String field, Collection<String> ids) {
         var a = r.putArray(field);
         ids.forEach(a::add);
     }

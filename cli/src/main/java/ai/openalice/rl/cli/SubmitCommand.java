@@ -11,6 +11,7 @@ import ai.openalice.rl.events.task.TaskReader;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
@@ -65,7 +66,7 @@ final class SubmitCommand implements Callable<Integer> {
 
     @Option(names = "--kafka-timeout", defaultValue = "PT30S", paramLabel = "DURATION",
             description = "How long to wait for the broker before giving up (ISO-8601, default PT30S).")
-    java.time.Duration kafkaTimeout;
+    Duration kafkaTimeout;
 
     @Option(names = "--topic-suffix", paramLabel = "SUFFIX", defaultValue = "", hidden = true, description = "Appended to topic names (tests).")
     String suffix;

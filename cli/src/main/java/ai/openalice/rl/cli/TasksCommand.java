@@ -1,5 +1,6 @@
 package ai.openalice.rl.cli;
 
+import ai.openalice.rl.cli.suite.TinySwe;
 import ai.openalice.rl.events.task.FieldError;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskReader;
@@ -10,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -136,9 +138,9 @@ final class TasksCommand {
                 return UNREADABLE;
             }
             int held = heldOut != null ? heldOut : Math.max(12, count / 4);
-            var w = ai.openalice.rl.cli.suite.TinySwe.generate(out, count, held, seed);
+            var w = TinySwe.generate(out, count, held, seed);
             spec.commandLine().getOut().printf("%d training tasks in %s, %d held-out tasks in %s (families held out: %s)%n", w.trainCount(), w.train(),
-                    w.heldOutCount(), w.heldOut(), String.join(", ", new java.util.TreeSet<>(ai.openalice.rl.cli.suite.TinySwe.HELD_OUT_FAMILIES)));
+                    w.heldOutCount(), w.heldOut(), String.join(", ", new TreeSet<>(TinySwe.HELD_OUT_FAMILIES)));
             spec.commandLine().getOut().flush();
             return ALL_VALID;
         }

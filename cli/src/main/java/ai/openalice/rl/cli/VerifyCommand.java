@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -173,7 +174,7 @@ final class VerifyCommand implements Callable<Integer> {
         m.put("fail_to_pass", v.failToPass());
         m.put("pass_to_pass", v.passToPass());
         m.put("flaky", v.flaky());
-        m.put("flaky_rule", v.flakyRule().name().toLowerCase(java.util.Locale.ROOT));
+        m.put("flaky_rule", v.flakyRule().name().toLowerCase(Locale.ROOT));
         m.put("runs", v.runs());
         m.put("duration_ms", v.durationMs());
         m.put("reason", v.reason());

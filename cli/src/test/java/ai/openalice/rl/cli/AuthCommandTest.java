@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.auth.Tokens;
 import ai.openalice.rl.cli.train.LocalAuth;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -75,7 +76,7 @@ class AuthCommandTest {
         assertEquals(publicKey, Files.readString(auth.resolve("public.pem")), "the key pair is kept across starts");
         assertNotEquals(first.operatorToken(), second.operatorToken(), "tokens are issued afresh");
         PublicKey key = publicKey(auth.resolve("public.pem"));
-        assertEquals("[\"policy-client\",\"scorer\"]", verify(ai.openalice.rl.auth.Tokens.read(auth.resolve("services.jwt")), key).get("groups").toString());
+        assertEquals("[\"policy-client\",\"scorer\"]", verify(Tokens.read(auth.resolve("services.jwt")), key).get("groups").toString());
         assertEquals("[\"submitter\",\"operator\",\"reader\",\"policy-client\",\"scorer\"]", verify(second.operatorToken(), key).get("groups").toString());
         var settings = new ArrayList<>(second.serviceSettings());
         assertEquals(List.of("-Dalice.auth.enabled=true", "-Dmp.jwt.verify.publickey.location=" + auth.resolve("public.pem"),

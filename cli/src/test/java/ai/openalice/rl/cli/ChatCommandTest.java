@@ -12,6 +12,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -125,7 +126,7 @@ class ChatCommandTest {
             Files.copy(source.resolve(f), m.resolve(f));
         }
         if (template != null) {
-            Files.copy(template, m.resolve("chat_template.jinja"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(template, m.resolve("chat_template.jinja"), StandardCopyOption.REPLACE_EXISTING);
         }
         return m;
     }

@@ -3,9 +3,11 @@ package ai.openalice.rl.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.cli.imports.DatasetFormat;
 import ai.openalice.rl.events.task.TaskReader;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -77,7 +79,7 @@ class ImportCommandTest {
                 + " {\"format\": \"junit-xml\", \"path\": \"**/TEST-*.xml\"}}},"
                 + " \"repos\": {\"acme/old\": {\"default\": {\"build\": \"maven\"}, \"versions\": {\"1.0\": {\"toolchain\": {\"java\": \"8\"}}}}}}");
         Path in = dir.resolve("old.jsonl");
-        var row = (com.fasterxml.jackson.databind.node.ObjectNode) M.readTree(sweBenchRow("acme__old-1", "acme/old", "[\"a.BTest#c\"]"));
+        var row = (ObjectNode) M.readTree(sweBenchRow("acme__old-1", "acme/old", "[\"a.BTest#c\"]"));
         Files.write(in, List.of(M.writeValueAsString(row.put("version", "1.0")), M.writeValueAsString(row.put("instance_id", "acme__old-2")
                 .put("version", "2.0"))));
         Path out = dir.resolve("old-tasks.jsonl");
@@ -162,15 +164,15 @@ class ImportCommandTest {
     void eachFormatNamesItsPublishedImage() throws Exception {
         var task = M.createObjectNode().put("instance_id", "Django__django-11099");
         assertEquals("swebench/sweb.eval.x86_64.django_1776_django-11099:latest",
-                ai.openalice.rl.cli.imports.DatasetFormat.SWE_BENCH.image(task).get("image").asText());
+                DatasetFormat.SWE_BENCH.image(task).get("image").asText());
         assertEquals("ghcr.io/timesler/swe-polybench.eval.x86_64.django__django-11099:v1.1",
-                ai.openalice.rl.cli.imports.DatasetFormat.SWE_POLYBENCH.image(task).get("image").asText());
-        assertTrue(ai.openalice.rl.cli.imports.DatasetFormat.SWE_POLYBENCH.image(task).get("workdir") == null, "the image's own working directory");
+                DatasetFormat.SWE_POLYBENCH.image(task).get("image").asText());
+        assertTrue(DatasetFormat.SWE_POLYBENCH.image(task).get("workdir") == null, "the image's own working directory");
     }
 
     @Test
     void sweRebenchRowsRunTheirOwnTestCommand() throws Exception {
-        var row = (com.fasterxml.jackson.databind.node.ObjectNode) M.readTree(sweBenchRow("acme__py-3", "acme/py", "[\"tests/test_x.py::test_a\"]"));
+        var row = (ObjectNode) M.readTree(sweBenchRow("acme__py-3", "acme/py", "[\"tests/test_x.py::test_a\"]"));
         row.put("install_config", "{\"test_cmd\": \"pytest --no-header -rA tests/test_x.py\", \"log_parser\": \"parse_log_pytest_v2\", \"install\": \"pip install -e .\"}");
         row.put("image_name", "swerebench/sweb.eval.x86_64.acme_1776_py-3");
         var elixir = row.deepCopy().put("instance_id", "acme__py-4");

@@ -3,6 +3,10 @@ package ai.openalice.rl.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.events.VerificationStatus;
+import ai.openalice.rl.events.task.TaskReader;
+import ai.openalice.rl.harness.FlakyRule;
+import ai.openalice.rl.harness.Verdict;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
@@ -10,6 +14,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -64,14 +69,14 @@ class PredictionsEvalTest {
 
     @Test
     void verdictsWithoutTestResultsAreErrorsAndABrokenEnvironmentIsNamed() throws Exception {
-        var tasks = ai.openalice.rl.events.task.TaskReader.read(TASKS).stream()
-                .map(l -> ((ai.openalice.rl.events.task.TaskReader.Line.Valid) l).task()).toList();
-        var preds = java.util.Map.of("example__calc-1", new PredictionsEval.Prediction("example__calc-1", "m", "diff"),
+        var tasks = TaskReader.read(TASKS).stream()
+                .map(l -> ((TaskReader.Line.Valid) l).task()).toList();
+        var preds = Map.of("example__calc-1", new PredictionsEval.Prediction("example__calc-1", "m", "diff"),
                 "example__calc-2", new PredictionsEval.Prediction("example__calc-2", "m", "diff"));
         JsonNode r = PredictionsEval.report(tasks, preds, (task, patch) -> task.instanceId().endsWith("1")
-                ? verdict(task.instanceId(), ai.openalice.rl.events.VerificationStatus.PATCH_FAILED, "hunk 1 FAILED", ai.openalice.rl.harness.Verdict.Cause.PATCH)
-                : verdict(task.instanceId(), ai.openalice.rl.events.VerificationStatus.UNRESOLVED, "exited 1 before any test reported",
-                        ai.openalice.rl.harness.Verdict.Cause.ENVIRONMENT));
+                ? verdict(task.instanceId(), VerificationStatus.PATCH_FAILED, "hunk 1 FAILED", Verdict.Cause.PATCH)
+                : verdict(task.instanceId(), VerificationStatus.UNRESOLVED, "exited 1 before any test reported",
+                        Verdict.Cause.ENVIRONMENT));
         assertEquals("example__calc-1", r.get("error_ids").get(0).asText(), "a patch that does not apply: SWE-bench's error");
         assertEquals("patch_failed: hunk 1 FAILED", r.get("failure_reasons").get("example__calc-1").asText());
         assertEquals("example__calc-2", r.get("unresolved_ids").get(0).asText());
@@ -79,9 +84,9 @@ class PredictionsEvalTest {
         assertEquals(1, r.get("completed_instances").asInt());
     }
 
-    static ai.openalice.rl.harness.Verdict verdict(String id, ai.openalice.rl.events.VerificationStatus status, String reason,
-            ai.openalice.rl.harness.Verdict.Cause cause) {
-        return new ai.openalice.rl.harness.Verdict(id, status, java.util.Map.of(), java.util.Map.of(), List.of(), ai.openalice.rl.harness.FlakyRule.STRICT,
+    static Verdict verdict(String id, VerificationStatus status, String reason,
+            Verdict.Cause cause) {
+        return new Verdict(id, status, Map.of(), Map.of(), List.of(), FlakyRule.STRICT,
                 1, 10, reason, "", 1, cause, null);
     }
 }

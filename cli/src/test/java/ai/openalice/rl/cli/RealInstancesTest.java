@@ -13,6 +13,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -80,7 +81,7 @@ class RealInstancesTest {
         run(List.of("git", "checkout", "-q", task.get("base_commit").asText()), work, Map.of());
         Files.writeString(work.resolve("gold.diff"), task.get("patch").asText() + task.get("test_patch").asText());
         run(List.of("git", "apply", "gold.diff"), work, Map.of());
-        var env = new java.util.HashMap<>(Map.of("PATH", HOME.resolve("maven/bin") + ":" + System.getenv("PATH"),
+        var env = new HashMap<>(Map.of("PATH", HOME.resolve("maven/bin") + ":" + System.getenv("PATH"),
                 "MAVEN_OPTS", "-Dmaven.repo.local=" + M2, "MAVEN_ARGS", "-B", "npm_config_cache", NPM.toString()));
         if (task.has("toolchain")) {
             env.put("JAVA_HOME", Toolchains.scan(Path.of("/usr/lib/jvm")).java(task.get("toolchain").get("java").asInt()).orElseThrow().jdk().home().toString());

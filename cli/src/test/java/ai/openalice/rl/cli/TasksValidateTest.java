@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -35,7 +36,7 @@ class TasksValidateTest {
         var r = run("tasks", "validate", file);
         assertEquals(TasksCommand.SOME_REJECTED, r.exit());
         // Line 2 is cut inside a string: the parser hits the end of input one column past its last character.
-        int endColumn = java.nio.file.Files.readAllLines(Path.of(file)).get(1).length() + 1;
+        int endColumn = Files.readAllLines(Path.of(file)).get(1).length() + 1;
         assertEquals(file + ":2: $: not valid JSON at column " + endColumn + ": Unexpected end-of-input: was expecting closing quote for a string value"
                 + " (malformed_json)", r.out().get(0));
         assertEquals(file + ":3: test_report.format: 'tap' is not one of junit-xml, unittest, pytest, log (unknown_type)", r.out().get(1));

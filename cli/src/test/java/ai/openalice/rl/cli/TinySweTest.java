@@ -4,22 +4,35 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.agent.format.CompactFormat;
+import ai.openalice.rl.agent.loop.AgentLoop;
+import ai.openalice.rl.agent.loop.Episode;
+import ai.openalice.rl.agent.loop.LoopConfig;
+import ai.openalice.rl.agent.scripted.OraclePolicy;
+import ai.openalice.rl.agent.tools.Tools;
 import ai.openalice.rl.cli.suite.BugFamily;
 import ai.openalice.rl.cli.suite.TinySwe;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskReader;
 import ai.openalice.rl.harness.Harness;
 import ai.openalice.rl.harness.VerifierOptions;
+import ai.openalice.rl.model.tokenizer.ByteTokenizer;
+import ai.openalice.rl.sandbox.SandboxSpec;
+import ai.openalice.rl.sandbox.WorkspaceSource;
 import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
 import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -28,7 +41,7 @@ class TinySweTest {
     /** Under target/: sandbox uids must be able to reach the sandbox root (a JUnit temp folder is 0700). */
     Path dir;
 
-    @org.junit.jupiter.api.BeforeEach
+    @BeforeEach
     void folder() throws Exception {
         dir = Path.of("target", "tiny-swe-test", Long.toString(System.nanoTime())).toAbsolutePath();
         Files.createDirectories(dir);
@@ -84,7 +97,7 @@ class TinySweTest {
     void theOraclesFixNamesOneLineOfTheModule() throws Exception {
         // seed 1 with 256 tasks drew a wrong-index bug ("return items[0]") next to the neighbour first(), whose body is the same line
         TinySwe.generate(dir, 256, 16, 1);
-        var mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        var mapper = new ObjectMapper();
         int withMistakes = 0;
         for (String file : List.of("train.jsonl", "heldout.jsonl")) {
             for (String line : Files.readAllLines(dir.resolve(file))) {
@@ -120,22 +133,22 @@ class TinySweTest {
         var steps = task.raw().get("oracle_trajectory");
         String module = steps.get(steps.size() - 3).at("/args/path").asText();
         // refused: a view of another path, and every str_replace but the last
-        var expected = new java.util.ArrayList<Boolean>();
+        var expected = new ArrayList<Boolean>();
         for (int i = 0; i < steps.size(); i++) {
             var args = steps.get(i).get("args");
             String command = args.path("command").asText();
             expected.add(command.equals("view") ? !args.get("path").asText().equals(module) : command.equals("str_replace") && i != steps.size() - 3);
         }
-        int twoInARow = java.util.Collections.indexOfSubList(expected, List.of(true, true, false));
+        int twoInARow = Collections.indexOfSubList(expected, List.of(true, true, false));
         assertTrue(twoInARow >= 0 && steps.get(twoInARow + 2).at("/args/command").asText().equals("view"),
                 "the longest of 64 demonstrations has two refused edits, then a view: " + steps);
-        var tok = new ai.openalice.rl.model.tokenizer.ByteTokenizer();
-        var format = new ai.openalice.rl.agent.format.CompactFormat();
+        var tok = new ByteTokenizer();
+        var format = new CompactFormat();
         try (var sandboxes = new LocalSandboxProvider(LocalSandboxConfig.defaults().withRoot(dir.resolve("sandboxes")))) {
-            ai.openalice.rl.agent.loop.Episode e;
-            try (var sandbox = sandboxes.create(ai.openalice.rl.sandbox.SandboxSpec.of(ai.openalice.rl.sandbox.WorkspaceSource.of(task.workspace(), null)))) {
-                e = new ai.openalice.rl.agent.loop.AgentLoop(ai.openalice.rl.agent.scripted.OraclePolicy.replaying(steps, tok, format), tok, format,
-                        ai.openalice.rl.agent.tools.Tools.standard()).run(task.agentView(1), sandbox, ai.openalice.rl.agent.loop.LoopConfig.defaults(12, 8192));
+            Episode e;
+            try (var sandbox = sandboxes.create(SandboxSpec.of(WorkspaceSource.of(task.workspace(), null)))) {
+                e = new AgentLoop(OraclePolicy.replaying(steps, tok, format), tok, format,
+                        Tools.standard()).run(task.agentView(1), sandbox, LoopConfig.defaults(12, 8192));
             }
             var failed = e.trajectory().turns().stream().map(t -> t.action().toolError()).toList();
             assertEquals(expected, failed, "refused: the misspelt view, the swapped and the miscopied fixes");

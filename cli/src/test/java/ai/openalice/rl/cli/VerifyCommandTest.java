@@ -9,8 +9,11 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.UUID;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** {@code alice-rl verify} on the example task suite, in real local sandboxes. */
@@ -45,7 +48,7 @@ class VerifyCommandTest {
     }
 
     @Test
-    void aPatchFileThatDoesNotApply(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+    void aPatchFileThatDoesNotApply(@TempDir Path tmp) throws Exception {
         Path patch = Files.writeString(tmp.resolve("bad.diff"), "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n");
         var r = run("verify", "--task", TASKS.toString(), "--instance", "example__calc-1", "--patch", patch.toString(), "--sandbox-root", ROOT);
         assertEquals(VerifyCommand.VERDICT, r.exit(), r.err());
@@ -67,11 +70,11 @@ class VerifyCommandTest {
 
     @Test
     void aMavenRepositorySandboxUsersCannotReachIsBadInput() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid")),
+        Assumptions.assumeTrue(Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid")),
                 "only as root do sandboxes run under uids of their own");
         Path home = Files.createTempDirectory(Path.of("/tmp"), "alice-rl-home-");
         Path repo = Files.createDirectories(home.resolve(".m2/repository"));
-        Files.setPosixFilePermissions(home, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Files.setPosixFilePermissions(home, PosixFilePermissions.fromString("rwx------"));
         var r = run("verify", "--task", TASKS.toString(), "--instance", "example__calc-1", "--gold", "--maven-repo", repo.toString());
         assertEquals(VerifyCommand.BAD_INPUT, r.exit(), r.out());
         assertTrue(r.err().startsWith("--maven-repo " + repo + ": sandbox users cannot reach it: " + home + " is rwx------"), r.err());

@@ -9,9 +9,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
 
 /**
  * docker-compose.yml against the services' own configuration: every service of services/ is there,
@@ -25,13 +27,13 @@ class ComposeFileTest {
 
     static JsonNode compose() throws Exception {
         // SnakeYAML resolves the anchors and merge keys (<<) as Compose does; Jackson's YAML parser would keep "<<" as a key
-        Object tree = new org.yaml.snakeyaml.Yaml().load(Files.readString(ROOT.resolve("docker-compose.yml")));
+        Object tree = new Yaml().load(Files.readString(ROOT.resolve("docker-compose.yml")));
         return new ObjectMapper().valueToTree(tree);
     }
 
     /** service folder → its default HTTP port, read from its application.properties. */
     static Map<String, Integer> servicePorts() throws Exception {
-        var out = new java.util.TreeMap<String, Integer>();
+        var out = new TreeMap<String, Integer>();
         try (var dirs = Files.list(ROOT.resolve("services"))) {
             for (Path d : dirs.toList()) {
                 var m = PORT.matcher(Files.readString(d.resolve("src/main/resources/application.properties")));

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.marcnuri.helm.Helm;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -139,7 +140,7 @@ class HelmChartTest {
     void onlyTheRunnerReachesInferenceAndRubricAndOnlyTheDispatcherFacesOutward() {
         var all = policies(Map.of());
         assertEquals(7, all.size(), all.keySet().toString());
-        var runner = new io.fabric8.kubernetes.api.model.LabelSelectorBuilder()
+        var runner = new LabelSelectorBuilder()
                 .withMatchLabels(Map.of("app.kubernetes.io/instance", "alice-rl", "app.kubernetes.io/name", "sandbox-runner")).build();
         var monitoring = Map.of("kubernetes.io/metadata.name", "monitoring");
         for (String name : SERVICES) {

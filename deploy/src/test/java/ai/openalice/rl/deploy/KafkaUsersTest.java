@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
 
 /**
  * deploy/strimzi/kafka-users.yaml grants each service exactly what its channels use, read from the
@@ -79,7 +80,7 @@ class KafkaUsersTest {
     @SuppressWarnings("unchecked")
     static Map<String, Set<String>> granted() throws Exception {
         var out = new TreeMap<String, Set<String>>();
-        for (Object doc : new org.yaml.snakeyaml.Yaml().loadAll(Files.readString(ROOT.resolve("deploy/strimzi/kafka-users.yaml")))) {
+        for (Object doc : new Yaml().loadAll(Files.readString(ROOT.resolve("deploy/strimzi/kafka-users.yaml")))) {
             var user = (Map<String, Object>) doc;
             assertEquals("KafkaUser", user.get("kind"));
             var spec = (Map<String, Object>) user.get("spec");

@@ -4,7 +4,11 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.tngtech.archunit.core.domain.JavaCall;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.properties.HasName;
+import com.tngtech.archunit.core.domain.properties.HasOwner;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import java.nio.file.Files;
@@ -79,12 +83,12 @@ class ArchitectureTest {
         assertTrue(classes.get("ai.openalice.rl.dispatcher.repository.GroupStore").getMethodCallsFromSelf().stream()
                 .anyMatch(c -> c.getTargetOwner().getName().equals("ai.openalice.rl.servicekit.Sql") && c.getName().equals("query")));
         noClasses().that().resideInAPackage("ai.openalice.rl.dispatcher..").and().resideOutsideOfPackage("ai.openalice.rl.dispatcher.repository..")
-                .should().callMethodWhere(com.tngtech.archunit.core.domain.JavaCall.Predicates.target(
-                        com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching("query|one|preparedQuery"))
-                        .and(com.tngtech.archunit.core.domain.JavaCall.Predicates.target(
-                                com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner(
-                                        com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo("ai.openalice.rl.servicekit.Sql")
-                                                .or(com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo("io.vertx.mutiny.sqlclient.SqlClient"))))))
+                .should().callMethodWhere(JavaCall.Predicates.target(
+                        HasName.Predicates.nameMatching("query|one|preparedQuery"))
+                        .and(JavaCall.Predicates.target(
+                                HasOwner.Predicates.With.owner(
+                                        JavaClass.Predicates.assignableTo("ai.openalice.rl.servicekit.Sql")
+                                                .or(JavaClass.Predicates.assignableTo("io.vertx.mutiny.sqlclient.SqlClient"))))))
                 .because("SQL only under repository/ (strimzi's model vs operator split): the scheduling rules stay readable apart from the statements")
                 .check(classes);
     }

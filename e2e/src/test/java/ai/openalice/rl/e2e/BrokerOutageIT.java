@@ -7,6 +7,7 @@ import ai.openalice.rl.cli.train.Supervisor;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.testkit.TestStack;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -107,7 +108,7 @@ class BrokerOutageIT {
                     ids.add(EventCodec.mapper().readTree(r.value()).at("/payload/taskId").asText());
                 }
             }
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
         ids.removeIf(i -> !i.startsWith("outage-"));

@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaMethod;
+import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
@@ -64,8 +66,8 @@ class ConfigDocTest {
     /** The keys of {@code type} under {@code prefix}: a method per key, a nested interface a group. */
     static void collect(JavaClass type, String prefix, Set<String> out) {
         for (JavaMethod m : type.getMethods()) {
-            if (m.getModifiers().contains(com.tngtech.archunit.core.domain.JavaModifier.STATIC) || !m.getParameters().isEmpty()
-                    || m.getModifiers().contains(com.tngtech.archunit.core.domain.JavaModifier.SYNTHETIC) || isDefault(m)) {
+            if (m.getModifiers().contains(JavaModifier.STATIC) || !m.getParameters().isEmpty()
+                    || m.getModifiers().contains(JavaModifier.SYNTHETIC) || isDefault(m)) {
                 continue;
             }
             String key = prefix + "." + kebab(m.getName());
@@ -79,11 +81,11 @@ class ConfigDocTest {
     }
 
     static boolean isDefault(JavaMethod m) {
-        return !m.getModifiers().contains(com.tngtech.archunit.core.domain.JavaModifier.ABSTRACT);
+        return !m.getModifiers().contains(JavaModifier.ABSTRACT);
     }
 
     static String kebab(String camel) {
-        return camel.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT);
+        return camel.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
     }
 
     /** The keys under {@code prefix} that the first cells of the README's table rows name. */

@@ -16,6 +16,8 @@ import ai.openalice.rl.model.hf.HfConfig;
 import ai.openalice.rl.model.hf.TinyModels;
 import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
 import ai.openalice.rl.testkit.TestStack;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -108,8 +110,8 @@ class HfLoopIT {
             case TrajectoryRef.Stored st -> {
                 try {
                     yield EventCodec.mapper().readValue(Files.readAllBytes(Path.of(URI.create(st.artifact().uri()))), Trajectory.class);
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
                 }
             }
         };

@@ -9,8 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.openalice.rl.cli.AliceRl;
 import ai.openalice.rl.cli.KafkaClientConfig;
 import ai.openalice.rl.cli.train.Supervisor;
+import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.testkit.TestStack;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -140,9 +142,9 @@ class KafkaSaslIT {
     void aPublisherWithItsCredentialsAndAclsOnlyAndADispatcherOverScram() throws Exception {
         Path tasks = Files.createTempFile(broker.dir, "tasks", ".jsonl");
         String id = "sasl-" + UUID.randomUUID().toString().substring(0, 8);
-        var task = ai.openalice.rl.events.EventCodec.mapper().readTree(Files.readAllLines(ROOT.resolve("examples/tasks/calc.jsonl")).getFirst());
-        ((com.fasterxml.jackson.databind.node.ObjectNode) task).put("instance_id", id);
-        ((com.fasterxml.jackson.databind.node.ObjectNode) task.get("workspace")).put("path", ROOT.resolve("examples/tasks/calc-repo").toString());
+        var task = EventCodec.mapper().readTree(Files.readAllLines(ROOT.resolve("examples/tasks/calc.jsonl")).getFirst());
+        ((ObjectNode) task).put("instance_id", id);
+        ((ObjectNode) task.get("workspace")).put("path", ROOT.resolve("examples/tasks/calc-repo").toString());
         Files.writeString(tasks, task + "\n");
 
         var wrong = submit(tasks, clientConfig("publisher", "not-the-password"));

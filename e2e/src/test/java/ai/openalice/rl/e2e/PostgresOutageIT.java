@@ -15,6 +15,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -39,7 +40,7 @@ class PostgresOutageIT {
         try (var proxy = new TcpProxy(PrivateBroker.freePort(), real.getHost(), real.getPort())) {
             proxy.open();
             String url = "postgresql://127.0.0.1:" + proxy.port() + real.getPath();
-            var state = java.nio.file.Path.of("target", "pg-outage" + suffix).toAbsolutePath();
+            var state = Path.of("target", "pg-outage" + suffix).toAbsolutePath();
             try (var s = new Supervisor(PrivateBroker.ROOT, state.resolve("logs"), List.of("-Dalice.topic-suffix=" + suffix,
                     "-Dkafka.bootstrap.servers=" + TestStack.kafkaBootstrap(), "-Dquarkus.datasource.jdbc.url=jdbc:" + url,
                     "-Dquarkus.datasource.reactive.url=" + url, "-Dquarkus.datasource.username=" + TestStack.dbUser(),

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.cli.AliceRl;
+import ai.openalice.rl.cli.suite.TinySwe;
 import ai.openalice.rl.model.hf.HfConfig;
 import ai.openalice.rl.model.hf.ReferenceLm;
 import ai.openalice.rl.model.onnx.CacheLayout;
@@ -36,7 +37,7 @@ class SmolLm2TrainIT {
         Path root = Path.of(System.getProperty("alice.services")).getParent();
         System.setProperty("alice.root", root.toString());
         Path state = Path.of("target", "smollm2-train-" + System.nanoTime()).toAbsolutePath();
-        Path tasks = ai.openalice.rl.cli.suite.TinySwe.generate(state.resolveSibling(state.getFileName() + "-data"), 4, 0, 9).train();
+        Path tasks = TinySwe.generate(state.resolveSibling(state.getFileName() + "-data"), 4, 0, 9).train();
         var out = new StringWriter();
         int exit = new CommandLine(new AliceRl()).setOut(new PrintWriter(out)).setErr(new PrintWriter(out)).execute("train", "--state", state.toString(), "--tasks", tasks.toString(), "--heldout", "0",
                 "--model", model.toString(), "--lora-rank", "8", "--max-context-tokens", "2048", "--group-size", "2", "--batch-groups", "1",

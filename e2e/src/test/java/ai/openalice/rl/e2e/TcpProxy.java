@@ -1,5 +1,6 @@
 package ai.openalice.rl.e2e;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -83,7 +84,7 @@ final class TcpProxy implements AutoCloseable {
         cut();
     }
 
-    private static void close(java.io.Closeable c) {
+    private static void close(Closeable c) {
         try {
             c.close();
         } catch (IOException ignored) {

@@ -4,12 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.cli.AliceRl;
+import ai.openalice.rl.cli.suite.TinySwe;
 import ai.openalice.rl.events.EventCodec;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -27,8 +30,8 @@ class TrainCommandIT {
         System.setProperty("alice.root", root.toString());
         Path state = Path.of("target", "train-it-" + System.nanoTime()).toAbsolutePath();
         var out = new StringWriter();
-        var sockets = new java.util.concurrent.ConcurrentHashMap<String, ListeningSockets.Socket>();
-        var watching = new java.util.concurrent.atomic.AtomicBoolean(true);
+        var sockets = new ConcurrentHashMap<String, ListeningSockets.Socket>();
+        var watching = new AtomicBoolean(true);
         Thread watcher = Thread.ofPlatform().daemon().start(() -> {
             while (watching.get()) {
                 try {
@@ -39,7 +42,7 @@ class TrainCommandIT {
                 }
             }
         });
-        Path tasks = ai.openalice.rl.cli.suite.TinySwe.generate(state.resolveSibling(state.getFileName() + "-data"), 8, 0, 5).train();
+        Path tasks = TinySwe.generate(state.resolveSibling(state.getFileName() + "-data"), 8, 0, 5).train();
         int exit = new CommandLine(new AliceRl()).setOut(new PrintWriter(out)).setErr(new PrintWriter(out)).execute("train", "--state", state.toString(),
                 "--tasks", tasks.toString(), "--heldout", "2", "--group-size", "2", "--batch-groups", "1", "--warm-start-steps", "1", "--minutes", "1",
                 "--probe-every", "0", "--probe-k", "1");

@@ -1,5 +1,6 @@
 package ai.openalice.rl.cli.imports;
 
+import ai.openalice.rl.harness.PatchPaths;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
@@ -78,7 +79,7 @@ public enum DatasetFormat {
             all.addAll(p2p);
             String repo = row.path("repo").asText(null);
             String version = row.hasNonNull("version") ? row.get("version").asText() : null;
-            var testFiles = ai.openalice.rl.harness.PatchPaths.of(row.path("test_patch").asText(""));
+            var testFiles = PatchPaths.of(row.path("test_patch").asText(""));
             var spec = specs.resolve(repo, version, row.path("language").asText(null), all, testFiles)
                     .orElseThrow(() -> new Unmappable("test_command", "the row has none, and the repository spec table has no entry for repo '" + repo
                             + "'" + (row.has("language") ? " or language '" + row.path("language").asText() + "'" : "") + " (add one with --specs)"));

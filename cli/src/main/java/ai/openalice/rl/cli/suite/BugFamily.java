@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * One family of seeded bugs: a small Python function (names, constants and inputs drawn from the
@@ -50,7 +51,7 @@ public record BugFamily(String id, Function<Random, Instance> make) {
     }
 
     /** Draws cases until {@code n} of them tell the fixed and buggy code apart. */
-    static List<Case> cases(int n, java.util.function.Supplier<Case> draw) {
+    static List<Case> cases(int n, Supplier<Case> draw) {
         var out = new ArrayList<Case>();
         for (int guard = 0; out.size() < n && guard < 1000; guard++) {
             Case c = draw.get();

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -177,7 +178,7 @@ public final class TinySwe {
                 new Neighbour("square", "x", "return x * x", "9", "81")));
         String fixedLine = bug.body().get(bug.bugLine()).strip();
         pool.removeIf(n -> n.name().equals(bug.name()) || n.body().equals(bug.buggyLine().strip()) || n.body().equals(fixedLine));
-        java.util.Collections.shuffle(pool, r);
+        Collections.shuffle(pool, r);
         return List.copyOf(pool.subList(0, 2));
     }
 

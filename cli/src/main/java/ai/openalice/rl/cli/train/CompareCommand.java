@@ -1,12 +1,14 @@
 package ai.openalice.rl.cli.train;
 
 import ai.openalice.rl.events.EventCodec;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -109,7 +111,7 @@ public final class CompareCommand implements Callable<Integer> {
                     JsonNode ep;
                     try {
                         ep = EventCodec.mapper().readTree(line);
-                    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                    } catch (JsonProcessingException e) {
                         throw new IllegalArgumentException(f + ":" + n + ": not JSON: " + e.getOriginalMessage());
                     }
                     String task = ep.path("task").asText("");
@@ -120,7 +122,7 @@ public final class CompareCommand implements Callable<Integer> {
                     boolean solved = status.equals("resolved");
                     counts.merge(task, new Count(solved ? 1 : 0, 1), (x, y) -> new Count(x.solved() + y.solved(), x.episodes() + y.episodes()));
                 }
-            } catch (java.nio.file.NoSuchFileException e) {
+            } catch (NoSuchFileException e) {
                 throw new IllegalArgumentException("no such episode file: " + f);
             }
         }

@@ -1,11 +1,18 @@
 package ai.openalice.rl.cli.train;
 
+import ai.openalice.rl.cli.KafkaClientConfig;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
 
 /**
  * Kafka and PostgreSQL for {@code alice-rl train}: external ones when given, else a single-node
@@ -24,7 +31,7 @@ final class Infra implements AutoCloseable {
     String bootstrap;
     String jdbcUrl;
     /** Client settings for an external broker ({@code --kafka-config}); empty for the run's own. */
-    java.util.Properties kafkaClient = new java.util.Properties();
+    Properties kafkaClient = new Properties();
     String user = "alice";
     String password = "alice";
 
@@ -73,9 +80,9 @@ final class Infra implements AutoCloseable {
     /** Whether the run's own broker process is alive (its pid file, as dev/stack keeps it). */
     boolean kafkaAlive() {
         try {
-            long pid = Long.parseLong(java.nio.file.Files.readString(state.resolve("stack/kafka/kafka.pid")).strip());
+            long pid = Long.parseLong(Files.readString(state.resolve("stack/kafka/kafka.pid")).strip());
             return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-        } catch (java.io.IOException | NumberFormatException e) {
+        } catch (IOException | NumberFormatException e) {
             return false;
         }
     }
@@ -89,13 +96,13 @@ final class Infra implements AutoCloseable {
     }
 
     /** The run's own database: named once per state folder (kept in {@code <state>/database}), so two runs never share state. */
-    private String database() throws java.io.IOException {
+    private String database() throws IOException {
         Path file = state.resolve("database");
-        if (java.nio.file.Files.exists(file)) {
-            return java.nio.file.Files.readString(file).strip();
+        if (Files.exists(file)) {
+            return Files.readString(file).strip();
         }
-        String name = "alice_rl_train_" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        java.nio.file.Files.writeString(file, name + "\n");
+        String name = "alice_rl_train_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        Files.writeString(file, name + "\n");
         return name;
     }
 
@@ -103,26 +110,26 @@ final class Infra implements AutoCloseable {
      * The broker's port (its controller listens on the next one): this state folder's, else 19092
      * when it and 19093 are free, else a free pair; kept so that the broker's data keeps its address.
      */
-    int kafkaPort() throws java.io.IOException {
+    int kafkaPort() throws IOException {
         Path file = state.resolve("kafka-port");
-        if (java.nio.file.Files.exists(file)) {
-            return Integer.parseInt(java.nio.file.Files.readString(file).strip());
+        if (Files.exists(file)) {
+            return Integer.parseInt(Files.readString(file).strip());
         }
         int port = KAFKA_PORT;
         while (!free(port) || !free(port + 1)) {
-            try (var s = new java.net.ServerSocket(0)) {
+            try (var s = new ServerSocket(0)) {
                 port = s.getLocalPort();
             }
         }
-        java.nio.file.Files.writeString(file, port + "\n");
+        Files.writeString(file, port + "\n");
         return port;
     }
 
     private static boolean free(int port) {
-        try (var s = new java.net.ServerSocket()) {
-            s.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+        try (var s = new ServerSocket()) {
+            s.bind(new InetSocketAddress("127.0.0.1", port));
             return true;
-        } catch (java.io.IOException taken) {
+        } catch (IOException taken) {
             return false;
         }
     }
@@ -133,7 +140,7 @@ final class Infra implements AutoCloseable {
 
     /** The Kafka client settings every service gets in its environment (a JAAS config is a secret: never a -D on a command line). */
     Map<String, String> serviceEnvironment() {
-        return ai.openalice.rl.cli.KafkaClientConfig.environment(kafkaClient);
+        return KafkaClientConfig.environment(kafkaClient);
     }
 
     /** The settings every service gets. */

@@ -1,13 +1,16 @@
 package ai.openalice.rl.cli.train;
 
+import ai.openalice.rl.events.RunProfile;
 import ai.openalice.rl.jinja.TemplateException;
 import ai.openalice.rl.model.chat.ChatTemplate;
+import ai.openalice.rl.model.chat.TemplateChat;
 import ai.openalice.rl.model.hf.HfConfig;
 import ai.openalice.rl.model.hf.HfFormatException;
 import ai.openalice.rl.model.hf.HfModel;
 import ai.openalice.rl.model.hf.LoraAdapter;
 import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,7 +44,7 @@ final class ModelOptions {
     List<String> loraTargets;
 
     @Option(names = "--max-context-tokens", paramLabel = "N", description = "With --model: an episode's context budget in the model's tokens"
-            + " (prompt, calls, observations; at most the model's max_position_embeddings; default: " + ai.openalice.rl.events.RunProfile.CONTEXT_LENGTH
+            + " (prompt, calls, observations; at most the model's max_position_embeddings; default: " + RunProfile.CONTEXT_LENGTH
             + ", or the model's own limit when smaller). The trainer's memory grows with it.")
     Integer maxContextTokens;
 
@@ -73,7 +76,7 @@ final class ModelOptions {
                 if (t.endTokens().length == 0) {
                     return "--model " + model + ": no end-of-sequence token (eos_token_id in generation_config.json or config.json)";
                 }
-                new ai.openalice.rl.model.chat.TemplateChat(ChatTemplate.load(model, true), t, java.util.Map.of()); // its special tokens exist
+                new TemplateChat(ChatTemplate.load(model, true), t, Map.of()); // its special tokens exist
             }
             return null;
         } catch (HfFormatException | TemplateException e) {
@@ -89,7 +92,7 @@ final class ModelOptions {
             String t = ChatTemplate.load(model, true).source();
             return !t.contains("<tool_call>") && t.contains("\"parameters\"") ? "llama3_json" : "json";
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -105,7 +108,7 @@ final class ModelOptions {
             long mib = HfConfig.read(model).parameters() * 4 * copies >> 20;
             return "-Xmx" + (768 + mib) + "m";
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -128,9 +131,9 @@ final class ModelOptions {
             return maxContextTokens;
         }
         try {
-            return Math.min(Integer.parseInt(ai.openalice.rl.events.RunProfile.CONTEXT_LENGTH), HfConfig.read(model).maxPositions());
+            return Math.min(Integer.parseInt(RunProfile.CONTEXT_LENGTH), HfConfig.read(model).maxPositions());
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -3,11 +3,14 @@ package ai.openalice.rl.cli.train;
 import ai.openalice.rl.events.EventCodec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -54,8 +57,8 @@ final class Progress {
      * Follows the run until the trainer reaches {@code untilStep} or {@code until} passes (0 and
      * null: forever); probes every {@code probeEvery} steps (0: never).
      */
-    void run(long untilStep, java.time.Instant until, int probeEvery, String phase) throws Exception {
-        var started = java.time.Instant.now();
+    void run(long untilStep, Instant until, int probeEvery, String phase) throws Exception {
+        var started = Instant.now();
         long fromStep = -1;
         view.newBlock(); // the caller may have printed since the last phase
         while (true) {
@@ -67,7 +70,7 @@ final class Progress {
             try {
                 trainer = EventCodec.mapper().readTree(s.get("trainer", "/status"));
                 stats = EventCodec.mapper().readTree(s.get("task-dispatcher", "/stats"));
-            } catch (java.io.IOException | IllegalStateException e) {
+            } catch (IOException | IllegalStateException e) {
                 // a busy service (a long training step on two cores) may answer late: say so and look again
                 view.note(String.format("[%s] (status not available this time: %s)", phase,
                         e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
@@ -82,7 +85,7 @@ final class Progress {
                 lastProbeStep = step;
             }
             fromStep = fromStep < 0 ? step : fromStep;
-            var now = java.time.Instant.now();
+            var now = Instant.now();
             var elapsed = Duration.between(started, now);
             record(phase, step, version, trainer, stats, elapsed, StatusView.remaining(now, until, untilStep, fromStep, step, elapsed));
             watchDisk(phase);
@@ -91,7 +94,7 @@ final class Progress {
                 view.note("[" + phase + "] " + stalled);
             }
             resources.maybeSample(scored(trainer, stats));
-            if ((untilStep > 0 && step >= untilStep) || (until != null && java.time.Instant.now().isAfter(until))) {
+            if ((untilStep > 0 && step >= untilStep) || (until != null && Instant.now().isAfter(until))) {
                 return;
             }
             Thread.sleep(5000);
@@ -174,7 +177,7 @@ final class Progress {
      * than two tasks.
      */
     static double[] taskInterval(JsonNode tasks) {
-        var rates = new java.util.ArrayList<Double>();
+        var rates = new ArrayList<Double>();
         for (JsonNode t : tasks) {
             if (t.path("n").asInt() > 0 && t.path("c").isNumber()) {
                 rates.add(t.path("c").asDouble() / t.path("n").asInt());

@@ -2,6 +2,7 @@ package ai.openalice.rl.cli.train;
 
 import ai.openalice.rl.events.EventCodec;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
@@ -12,6 +13,8 @@ import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import javax.imageio.ImageIO;
 
 /**
@@ -26,14 +29,14 @@ public final class Report {
     record Series(String title, String x, String y, List<double[]> points) {}
 
     /** Several named lines on one chart. */
-    record Lines(String title, String x, String y, java.util.Map<String, List<double[]>> lines) {}
+    record Lines(String title, String x, String y, Map<String, List<double[]>> lines) {}
 
     /**
      * From {@code resources.jsonl}: minutes since the first sample against MiB, one line per key of
      * the object {@code field} (a process each), or one line when {@code field} is a number.
      */
     static Lines lines(String title, String x, String y, List<JsonNode> samples, String field) {
-        var out = new java.util.TreeMap<String, List<double[]>>();
+        var out = new TreeMap<String, List<double[]>>();
         long t0 = samples.getFirst().path("t").asLong();
         for (JsonNode s : samples) {
             double min = (s.path("t").asLong() - t0) / 60000.0;
@@ -138,7 +141,7 @@ public final class Report {
             return metrics;
         }
         long t0 = metrics.getFirst().path("t").asLong();
-        return metrics.stream().map(m -> (JsonNode) ((com.fasterxml.jackson.databind.node.ObjectNode) m.deepCopy())
+        return metrics.stream().map(m -> (JsonNode) ((ObjectNode) m.deepCopy())
                 .put("min", (m.path("t").asLong() - t0) / 60000.0)).toList();
     }
 
@@ -164,7 +167,7 @@ public final class Report {
     }
 
     static BufferedImage draw(Series s) {
-        return draw(new Lines(s.title(), s.x(), s.y(), java.util.Map.of("", s.points())));
+        return draw(new Lines(s.title(), s.x(), s.y(), Map.of("", s.points())));
     }
 
     private static final Color[] PALETTE = {new Color(31, 119, 180), new Color(255, 127, 14), new Color(44, 160, 44), new Color(214, 39, 40),

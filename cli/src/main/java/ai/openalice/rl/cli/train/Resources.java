@@ -2,10 +2,12 @@ package ai.openalice.rl.cli.train;
 
 import ai.openalice.rl.events.EventCodec;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 
@@ -37,7 +39,7 @@ final class Resources {
     }
 
     /** Samples when a minute has passed since the last sample. */
-    void maybeSample(long rolloutsScored) throws java.io.IOException {
+    void maybeSample(long rolloutsScored) throws IOException {
         long now = System.currentTimeMillis();
         if (now - last < EVERY.toMillis()) {
             return;
@@ -75,7 +77,7 @@ final class Resources {
         try (var c = DriverManager.getConnection(jdbcUrl, user, password); var st = c.createStatement();
                 var rs = st.executeQuery("SELECT pg_database_size(current_database())")) {
             return rs.next() ? rs.getLong(1) : null;
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             return null;
         }
     }
@@ -85,7 +87,7 @@ final class Resources {
         Path pid = state.resolve("stack/kafka/kafka.pid");
         try {
             return Files.exists(pid) ? rss(Long.parseLong(Files.readString(pid).strip())) : null;
-        } catch (java.io.IOException | NumberFormatException e) {
+        } catch (IOException | NumberFormatException e) {
             return null;
         }
     }
@@ -94,7 +96,7 @@ final class Resources {
     static Long rss(long pid) {
         try {
             return rssOf(Files.readString(Path.of("/proc", Long.toString(pid), "status")));
-        } catch (java.io.IOException gone) {
+        } catch (IOException gone) {
             return null;
         }
     }

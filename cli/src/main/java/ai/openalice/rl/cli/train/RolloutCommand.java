@@ -6,6 +6,7 @@ import ai.openalice.rl.agent.loop.Episode;
 import ai.openalice.rl.agent.loop.LoopConfig;
 import ai.openalice.rl.agent.tools.Tools;
 import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.VerificationStatus;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskReader;
@@ -198,7 +199,7 @@ public final class RolloutCommand implements Callable<Integer> {
             viewed += view ? 1 : 0;
             edited += edit ? 1 : 0;
             tested += test ? 1 : 0;
-            submitted += e.termination() == ai.openalice.rl.events.Termination.SUBMITTED ? 1 : 0;
+            submitted += e.termination() == Termination.SUBMITTED ? 1 : 0;
         }
 
         @Override

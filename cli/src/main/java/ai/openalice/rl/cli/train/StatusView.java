@@ -2,6 +2,7 @@ package ai.openalice.rl.cli.train;
 
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 
@@ -103,7 +104,7 @@ final class StatusView {
      * What is left of a run: until {@code until} when it has one (--minutes), else, for a step goal
      * (--steps), the steps still to go at the pace so far; null when there is no goal or no pace yet.
      */
-    static Duration remaining(java.time.Instant now, java.time.Instant until, long untilStep, long fromStep, long step, Duration elapsed) {
+    static Duration remaining(Instant now, Instant until, long untilStep, long fromStep, long step, Duration elapsed) {
         Duration byTime = until == null ? null : Duration.between(now, until);
         Duration bySteps = null;
         if (untilStep > 0 && step > fromStep) {

@@ -1,6 +1,8 @@
 package ai.openalice.rl.cli.train;
 
+import ai.openalice.rl.auth.Tokens;
 import java.io.File;
+import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -8,8 +10,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,12 +52,12 @@ public final class Supervisor implements AutoCloseable {
     private final Map<String, String> commonEnvironment;
 
     /** With this run's keys and tokens in {@code auth/} beside the logs ({@link LocalAuth}): every service checks tokens, and so is called. */
-    public Supervisor(Path root, Path logs, List<String> common) throws java.io.IOException {
+    public Supervisor(Path root, Path logs, List<String> common) throws IOException {
         this(root, logs, common, Map.of());
     }
 
     /** ... and environment variables every service gets (Kafka client security: {@code KAFKA_SASL_JAAS_CONFIG}...). */
-    public Supervisor(Path root, Path logs, List<String> common, Map<String, String> commonEnvironment) throws java.io.IOException {
+    public Supervisor(Path root, Path logs, List<String> common, Map<String, String> commonEnvironment) throws IOException {
         this.commonEnvironment = Map.copyOf(commonEnvironment);
         this.root = root;
         this.logs = logs;
@@ -67,20 +73,20 @@ public final class Supervisor implements AutoCloseable {
     }
 
     /** Copies a folder tree (files keep their modification times); what {@code to} held before is removed first. */
-    static void snapshot(Path from, Path to) throws java.io.IOException {
+    static void snapshot(Path from, Path to) throws IOException {
         delete(to);
         Files.createDirectories(to.getParent());
         try (var files = Files.walk(from)) {
             for (Path f : (Iterable<Path>) files::iterator) {
-                Files.copy(f, to.resolve(from.relativize(f).toString()), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+                Files.copy(f, to.resolve(from.relativize(f).toString()), StandardCopyOption.COPY_ATTRIBUTES);
             }
         }
     }
 
-    static void delete(Path dir) throws java.io.IOException {
+    static void delete(Path dir) throws IOException {
         if (Files.exists(dir)) {
             try (var files = Files.walk(dir)) {
-                for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
                     Files.delete(f);
                 }
             }
@@ -99,7 +105,7 @@ public final class Supervisor implements AutoCloseable {
      * meanwhile (seen in CI: inference and the dispatcher given one port, the dispatcher then failing
      * to bind it five times over).
      */
-    static int freePort(java.util.Collection<Integer> taken) throws Exception {
+    static int freePort(Collection<Integer> taken) throws Exception {
         for (int i = 0; i < 100; i++) {
             int p = freePort();
             if (!taken.contains(p)) {
@@ -162,7 +168,7 @@ public final class Supervisor implements AutoCloseable {
     /** A request to a service as the run's operator (its token holds every role). */
     private HttpRequest.Builder request(String service, String path) {
         return HttpRequest.newBuilder(uri(service, path)).timeout(Duration.ofSeconds(60)).header("Authorization",
-                ai.openalice.rl.auth.Tokens.authorization(auth.operatorToken()));
+                Tokens.authorization(auth.operatorToken()));
     }
 
     public String get(String service, String path) throws Exception {
@@ -270,7 +276,7 @@ public final class Supervisor implements AutoCloseable {
         try {
             status = HTTP.send(HttpRequest.newBuilder(uri(name, "/q/health/live")).timeout(Duration.ofSeconds(5)).build(),
                     HttpResponse.BodyHandlers.discarding()).statusCode();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return notLive.getOrDefault(name, 0); // no answer: starting up, or busy
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -292,7 +298,7 @@ public final class Supervisor implements AutoCloseable {
     @Override
     public synchronized void close() throws InterruptedException {
         var names = new ArrayList<>(processes.keySet());
-        java.util.Collections.reverse(names);
+        Collections.reverse(names);
         for (var p : processes.values()) {
             p.destroy();
         }
@@ -301,7 +307,7 @@ public final class Supervisor implements AutoCloseable {
         }
         try {
             delete(apps);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             System.err.println("[supervisor] could not remove " + apps + ": " + e);
         }
     }

@@ -1,10 +1,17 @@
 package ai.openalice.rl.cli.train;
 
+import ai.openalice.rl.cli.KafkaClientConfig;
 import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -125,7 +132,7 @@ public final class TrainCommand implements Callable<Integer> {
             probeEvery = 0;
         }
         try (var infra = new Infra(root, state, out)) {
-            infra.kafkaClient = ai.openalice.rl.cli.KafkaClientConfig.load(kafkaConfig);
+            infra.kafkaClient = KafkaClientConfig.load(kafkaConfig);
             infra.start(kafka, db, dbUser, dbPassword);
             Files.writeString(state.resolve("infra.json"), EventCodec.mapper().createObjectNode().put("jdbcUrl", infra.jdbcUrl).put("user", infra.user)
                     .put("password", infra.password).put("kafka", infra.bootstrap).toString());
@@ -171,7 +178,7 @@ public final class TrainCommand implements Callable<Integer> {
         long from = progress.step();
         out.printf("[train] reinforcement learning from step %d%s%s%n", from, steps > 0 ? " for " + steps + " steps" : "",
                 minutes > 0 ? " for at most " + minutes + " min" : steps > 0 ? "" : " until Ctrl-C");
-        progress.run(steps > 0 ? from + steps : 0, minutes > 0 ? java.time.Instant.now().plusSeconds(60 * minutes) : null, probeEvery, "rl");
+        progress.run(steps > 0 ? from + steps : 0, minutes > 0 ? Instant.now().plusSeconds(60 * minutes) : null, probeEvery, "rl");
         if (run.oracleRl == null) { // with the oracle's answers mixed in, a probe would measure the oracle, not the policy
             progress.finalProbe(Duration.ofMinutes(20));
         }
@@ -231,7 +238,7 @@ public final class TrainCommand implements Callable<Integer> {
     }
 
     /** True when a service package is missing or older than a source or pom of the libraries and services. */
-    static boolean stale(Path root) throws java.io.IOException {
+    static boolean stale(Path root) throws IOException {
         long oldest = Long.MAX_VALUE;
         for (String s : Services.ALL) {
             Path jar = Supervisor.app(root, s);
@@ -257,14 +264,14 @@ public final class TrainCommand implements Callable<Integer> {
     }
 
     /** The local sandboxes run as unprivileged uids: every folder above their roots (in the state folder) must be o+x. */
-    static String unreachableBySandboxes(Path state) throws java.io.IOException {
-        var blocked = ai.openalice.rl.sandbox.local.LocalSandboxProvider.untraversable(state);
+    static String unreachableBySandboxes(Path state) throws IOException {
+        var blocked = LocalSandboxProvider.untraversable(state);
         if (blocked.isEmpty()) {
             return null;
         }
         Path d = blocked.get();
         return "the state folder " + state + " is not reachable by the sandboxes' unprivileged users: " + d + " has mode "
-                + java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(d)) + " (needs o+x: chmod o+x " + d
+                + PosixFilePermissions.toString(Files.getPosixFilePermissions(d)) + " (needs o+x: chmod o+x " + d
                 + ", or choose another --state)";
     }
 
@@ -295,10 +302,10 @@ public final class TrainCommand implements Callable<Integer> {
         }
         try (var dirs = Files.list(state.resolve("checkpoints"))) {
             return dirs.findAny().isEmpty();
-        } catch (java.nio.file.NoSuchFileException e) {
+        } catch (NoSuchFileException e) {
             return true;
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }

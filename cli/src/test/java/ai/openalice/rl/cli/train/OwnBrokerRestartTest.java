@@ -9,6 +9,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -87,7 +88,7 @@ class OwnBrokerRestartTest {
                 var records = c.poll(Duration.ofSeconds(1));
                 if (!records.isEmpty()) {
                     c.commitSync();
-                    var values = new java.util.ArrayList<String>();
+                    var values = new ArrayList<String>();
                     records.forEach(r -> values.add(r.value()));
                     return values;
                 }

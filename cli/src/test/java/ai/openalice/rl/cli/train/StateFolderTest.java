@@ -4,20 +4,25 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class StateFolderTest {
     @Test
-    void aSecondRunOnTheMachineGetsItsOwnKafkaPortAndKeepsIt(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
-        var out = new java.io.PrintWriter(new java.io.StringWriter());
+    void aSecondRunOnTheMachineGetsItsOwnKafkaPortAndKeepsIt(@TempDir Path dir) throws Exception {
+        var out = new PrintWriter(new StringWriter());
         Path a = Files.createDirectories(dir.resolve("a"));
         Path b = Files.createDirectories(dir.resolve("b"));
         int first = new Infra(dir, a, out).kafkaPort();
-        try (var held = new java.net.ServerSocket()) {
-            held.bind(new java.net.InetSocketAddress("127.0.0.1", first)); // the first run's broker
+        try (var held = new ServerSocket()) {
+            held.bind(new InetSocketAddress("127.0.0.1", first)); // the first run's broker
             int second = new Infra(dir, b, out).kafkaPort();
             assertTrue(second != first && second + 1 != first, first + " / " + second);
             assertTrue(Files.readString(b.resolve("kafka-port")).strip().equals(Integer.toString(second)));
@@ -26,7 +31,7 @@ class StateFolderTest {
     }
 
     @Test
-    void onlyAStateFolderNoRunTrainedInIsFreshForTheBundledWarmStart(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    void onlyAStateFolderNoRunTrainedInIsFreshForTheBundledWarmStart(@TempDir Path dir) throws Exception {
         assertTrue(TrainCommand.fresh(dir.resolve("new")), "a folder that does not exist yet");
         Path imitating = Files.createDirectories(dir.resolve("imitating/checkpoints/v3")).getParent().getParent();
         assertFalse(TrainCommand.fresh(imitating), "an imitation from scratch that was stopped goes on, it does not switch to the bundled one");

@@ -9,9 +9,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.jar.Attributes;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,13 +23,13 @@ class SupervisorTest {
     @TempDir
     Path dir;
 
-    @org.junit.jupiter.api.Test
+    @Test
     void aServiceIsNeverGivenAPortAnotherHolds() throws Exception {
-        var every = java.util.stream.IntStream.rangeClosed(0, 65535).boxed().collect(java.util.stream.Collectors.toSet());
-        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> Supervisor.freePort(every),
+        var every = IntStream.rangeClosed(0, 65535).boxed().collect(Collectors.toSet());
+        Assertions.assertThrows(IllegalStateException.class, () -> Supervisor.freePort(every),
                 "a port already given out is never returned, even when the kernel offers it again");
-        int one = Supervisor.freePort(java.util.Set.of());
-        org.junit.jupiter.api.Assertions.assertNotEquals(one, Supervisor.freePort(java.util.Set.of(one)));
+        int one = Supervisor.freePort(Set.of());
+        Assertions.assertNotEquals(one, Supervisor.freePort(Set.of(one)));
     }
 
     @Test

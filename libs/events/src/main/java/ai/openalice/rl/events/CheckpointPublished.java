@@ -1,5 +1,6 @@
 package ai.openalice.rl.events;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import java.util.Map;
 
 /**
@@ -16,7 +17,7 @@ public record CheckpointPublished(
     /** One partition keeps the versions in order. */
     public static final String KEY = "policy";
 
-    @com.fasterxml.jackson.annotation.JsonCreator
+    @JsonCreator
     public CheckpointPublished {
         metrics = metrics == null ? Map.of() : Map.copyOf(metrics);
     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -109,7 +110,7 @@ public final class EventCodec {
     }
 
     private static String describe(JsonProcessingException e) {
-        String path = e instanceof com.fasterxml.jackson.databind.JsonMappingException m && !m.getPath().isEmpty()
+        String path = e instanceof JsonMappingException m && !m.getPath().isEmpty()
                 ? m.getPath().stream()
                         .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
                         .reduce((a, b) -> b.startsWith("[") ? a + b : a + "." + b).orElse("$")

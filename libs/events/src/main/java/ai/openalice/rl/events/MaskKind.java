@@ -1,5 +1,8 @@
 package ai.openalice.rl.events;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+
 /**
  * Why rubric-prm masked a rollout (no reward, out of its group's baseline), for code to act on;
  * {@code RewardScored.maskReason} keeps the sentence for people. Every kind today is an
@@ -19,11 +22,11 @@ public enum MaskKind implements WireEnum {
         this.infra = infra;
     }
 
-    @com.fasterxml.jackson.annotation.JsonValue
+    @JsonValue
     @Override
     public String wire() { return wire; }
 
-    @com.fasterxml.jackson.annotation.JsonCreator
+    @JsonCreator
     public static MaskKind of(String value) { return WireEnum.parse(MaskKind.class, value); }
 
     /** Whether the rollout is to be retried rather than scored (an infrastructure failure is never a reward). */

@@ -1,6 +1,7 @@
 package ai.openalice.rl.events;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The composed reward of one rollout ({@code R = (1−γ)·sPrm} if {@code rExec = 0}, {@code γ + (1−γ)·sPrm}
@@ -22,7 +23,7 @@ public record RewardScored(
         TrajectoryRef trajectory) implements RolloutEvent {
 
     public RewardScored {
-        java.util.Objects.requireNonNull(ref, "ref");
+        Objects.requireNonNull(ref, "ref");
         criteria = List.copyOf(criteria);
         if (masked && maskKind == null) {
             throw new IllegalArgumentException("a masked rollout says why (maskKind)");

@@ -1,5 +1,6 @@
 package ai.openalice.rl.events;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import java.util.Objects;
 
 /** An episode that ended: its header (as requested), its patch, its trajectory, why it ended, and where the time went. */
@@ -13,7 +14,7 @@ public record RolloutCompleted(
         Stats stats,
         @Added("patch size limit") Long patchOmittedBytes) implements RolloutEvent {
 
-    @com.fasterxml.jackson.annotation.JsonCreator
+    @JsonCreator
     public RolloutCompleted {
         Objects.requireNonNull(ref, "ref");
         Objects.requireNonNull(termination, "termination");

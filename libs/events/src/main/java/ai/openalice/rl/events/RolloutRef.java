@@ -1,5 +1,7 @@
 package ai.openalice.rl.events;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -52,11 +54,11 @@ public record RolloutRef(
 
         Mode(String wire) { this.wire = wire; }
 
-        @com.fasterxml.jackson.annotation.JsonValue
+        @JsonValue
         @Override
         public String wire() { return wire; }
 
-        @com.fasterxml.jackson.annotation.JsonCreator
+        @JsonCreator
         public static Mode of(String value) { return WireEnum.parse(Mode.class, value); }
     }
 

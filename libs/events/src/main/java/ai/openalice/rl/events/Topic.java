@@ -57,7 +57,7 @@ public enum Topic {
     public int partitions() { return partitions; }
 
     /** How long records are kept; empty for a compacted topic (the latest record per key is kept for ever). */
-    public java.util.Optional<Duration> retention() { return java.util.Optional.ofNullable(retention); }
+    public Optional<Duration> retention() { return Optional.ofNullable(retention); }
 
     /** Whether the topic is compacted ({@code cleanup.policy=compact}) rather than deleted by age. */
     public boolean compacted() { return retention == null; }

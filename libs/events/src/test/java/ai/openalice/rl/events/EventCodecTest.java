@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /** Malformed input is reported with a reason, never thrown at the consumer. */
@@ -62,7 +64,7 @@ class EventCodecTest {
         var d = assertInstanceOf(EventCodec.Decoded.Ok.class, EventCodec.decode(Topic.ROLLOUTS_REQUESTED, V1_REQUESTED.getBytes(StandardCharsets.UTF_8)));
         var r = (RolloutRequested) d.envelope().payload();
         var expected = new RolloutRef("acme__calc-42", 4, null, Samples.GROUP, Samples.ROLLOUT, 5, 2, 8, 3, RolloutRef.Mode.EVAL,
-                java.util.UUID.fromString("7e57a11c-0000-4000-8000-000000000001"), new RolloutRef.Sampling(0.7, 1.0, 256, 17L));
+                UUID.fromString("7e57a11c-0000-4000-8000-000000000001"), new RolloutRef.Sampling(0.7, 1.0, 256, 17L));
         assertEquals(expected, r.ref());
         assertEquals(null, r.task().contentHash()); // that producer predated tasks.accepted: the field added later reads as null
         assertEquals(2, d.envelope().schemaVersion());
@@ -132,7 +134,7 @@ class EventCodecTest {
         assertNotEquals(root, child);
         assertTrue(Traceparent.isValid(child));
         assertTrue(Traceparent.isValid(Traceparent.childOf("garbage")));
-        assertThrows(IllegalArgumentException.class, () -> new Envelope<>(java.util.UUID.randomUUID(), "x", 1,
-                java.time.Instant.now(), "00-" + "0".repeat(32) + "-" + "1".repeat(16) + "-01", Samples.all().get(7)));
+        assertThrows(IllegalArgumentException.class, () -> new Envelope<>(UUID.randomUUID(), "x", 1,
+                Instant.now(), "00-" + "0".repeat(32) + "-" + "1".repeat(16) + "-01", Samples.all().get(7)));
     }
 }

@@ -8,6 +8,7 @@ import ai.openalice.rl.testkit.Waits;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -48,7 +49,7 @@ class EventsOverKafkaTest {
         // Same groupId, same partition: another member of the group lands beside the first.
         var first = (RolloutCompleted) Samples.all().get(3);
         var r = first.ref();
-        var siblingRef = new RolloutRef(r.taskId(), r.taskVersion(), r.contentHash(), r.groupId(), java.util.UUID.randomUUID(), 6, 1, r.groupSize(),
+        var siblingRef = new RolloutRef(r.taskId(), r.taskVersion(), r.contentHash(), r.groupId(), UUID.randomUUID(), 6, 1, r.groupSize(),
                 r.policyVersion(), r.mode(), r.evalRunId(), r.sampling());
         var sibling = new RolloutCompleted(siblingRef,
                 "runner-b", Termination.MAX_STEPS, null, "", first.trajectory(), first.stats());

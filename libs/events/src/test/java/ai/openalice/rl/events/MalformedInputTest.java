@@ -10,6 +10,9 @@ import ai.openalice.rl.events.task.FieldError;
 import ai.openalice.rl.events.task.TaskParser;
 import ai.openalice.rl.testkit.Mutations;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -48,9 +51,9 @@ class MalformedInputTest {
                     fail(topic.topicName() + ": " + c.how() + " was taken as a valid event");
                 }
             }
-            var otherType = (com.fasterxml.jackson.databind.node.ObjectNode) valid.deepCopy();
+            var otherType = (ObjectNode) valid.deepCopy();
             otherType.put("type", topic == Topic.TASKS_SUBMITTED ? "rollouts.requested" : "tasks.submitted");
-            var wrong = EventCodec.decode(topic, otherType.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            var wrong = EventCodec.decode(topic, otherType.toString().getBytes(StandardCharsets.UTF_8));
             assertTrue(assertInstanceOf(EventCodec.Decoded.Malformed.class, wrong).reason().contains("does not belong on topic " + topic.topicName()));
         }
         assertEquals(Samples.all().size() * PER_TOPIC, cases);
@@ -67,7 +70,7 @@ class MalformedInputTest {
             JsonNode node;
             try {
                 node = EventCodec.mapper().readTree(c.bytes());
-            } catch (java.io.IOException notJson) {
+            } catch (IOException notJson) {
                 continue; // damaged text: the intake's JSON reading refuses it before the parser (tested in TaskReaderTest)
             }
             TaskParser.Result result = null;

@@ -1,5 +1,7 @@
 package ai.openalice.rl.harness;
 
+import java.util.Locale;
+
 /** How a listed test that gave different outcomes across runs is judged. */
 public enum FlakyRule {
     /** It must pass in every run (default: a flaky test counts as failed). */
@@ -11,7 +13,7 @@ public enum FlakyRule {
 
     public static FlakyRule of(String name) {
         try {
-            return valueOf(name.toUpperCase(java.util.Locale.ROOT));
+            return valueOf(name.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("flaky rule '" + name + "' is not one of strict, majority, any");
         }

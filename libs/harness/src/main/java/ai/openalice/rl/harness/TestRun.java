@@ -3,7 +3,10 @@ package ai.openalice.rl.harness;
 import ai.openalice.rl.events.TestStatus;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TestReportSpec;
+import ai.openalice.rl.harness.reports.CargoTestParser;
+import ai.openalice.rl.harness.reports.JsTestParsers;
 import ai.openalice.rl.harness.reports.JunitXmlParser;
+import ai.openalice.rl.harness.reports.MavenPerTestParser;
 import ai.openalice.rl.harness.reports.PytestParser;
 import ai.openalice.rl.harness.reports.TestReportParser;
 import ai.openalice.rl.harness.reports.UnittestParser;
@@ -58,10 +61,10 @@ record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, 
             case TestReportSpec.Unittest u -> new UnittestParser();
             case TestReportSpec.Pytest p -> new PytestParser();
             case TestReportSpec.Log l -> switch (l.parser()) {
-                case "maven" -> new ai.openalice.rl.harness.reports.MavenPerTestParser();
-                case "cargo" -> new ai.openalice.rl.harness.reports.CargoTestParser();
-                case "jest" -> new ai.openalice.rl.harness.reports.JsTestParsers.Jest();
-                case "mocha" -> new ai.openalice.rl.harness.reports.JsTestParsers.Mocha();
+                case "maven" -> new MavenPerTestParser();
+                case "cargo" -> new CargoTestParser();
+                case "jest" -> new JsTestParsers.Jest();
+                case "mocha" -> new JsTestParsers.Mocha();
                 default -> throw new IllegalArgumentException("test_report.parser '" + l.parser() + "' is not a log parser");
             };
         };

@@ -2,6 +2,8 @@ package ai.openalice.rl.harness;
 
 import ai.openalice.rl.events.TestStatus;
 import ai.openalice.rl.events.VerificationStatus;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -39,8 +41,8 @@ public record Verdict(
 
     public Verdict {
         // In the task's order: verdicts are read by people and diffed by scripts.
-        failToPass = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(failToPass));
-        passToPass = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(passToPass));
+        failToPass = Collections.unmodifiableMap(new LinkedHashMap<>(failToPass));
+        passToPass = Collections.unmodifiableMap(new LinkedHashMap<>(passToPass));
         flaky = List.copyOf(flaky);
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -32,7 +33,7 @@ class SandboxReadableTest {
         assertTrue(SandboxReadable.check(Map.of("--npm-cache", closed)).getFirst().contains("not readable by sandbox users (rwxr-x---)"));
         assertEquals("--mirrors " + dir.resolve("absent") + ": not a folder", SandboxReadable.check(Map.of("--mirrors", dir.resolve("absent"))).getFirst());
         try (var all = Files.walk(dir)) {
-            all.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 }

@@ -3,7 +3,10 @@ package ai.openalice.rl.jinja;
 import ai.openalice.rl.jinja.Values.Namespace;
 import ai.openalice.rl.jinja.Values.PyCallable;
 import ai.openalice.rl.jinja.Values.Undefined;
+import java.time.Clock;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -103,7 +106,7 @@ final class Builtins {
     private static PyCallable dictMethod(Map<?, ?> m, String name) {
         return switch (name) {
             case "get" -> (args, kw) -> m.containsKey(args.get(0)) ? m.get(args.get(0)) : args.size() > 1 ? args.get(1) : null;
-            case "items" -> (args, kw) -> m.entrySet().stream().map(e -> (Object) java.util.Arrays.asList(e.getKey(), e.getValue())).toList();
+            case "items" -> (args, kw) -> m.entrySet().stream().map(e -> (Object) Arrays.asList(e.getKey(), e.getValue())).toList();
             case "keys" -> (args, kw) -> new ArrayList<Object>(m.keySet());
             case "values" -> (args, kw) -> new ArrayList<Object>(m.values());
             default -> null;
@@ -153,12 +156,12 @@ final class Builtins {
      * The functions a HuggingFace chat template may call: {@code raise_exception},
      * {@code strftime_now} (transformers adds both), {@code range}, {@code namespace}, {@code dict}.
      */
-    static Map<String, Object> globals(java.time.Clock clock) {
+    static Map<String, Object> globals(Clock clock) {
         var g = new LinkedHashMap<String, Object>();
         g.put("raise_exception", (PyCallable) (args, kw) -> {
             throw new TemplateException("the template raised: " + (args.isEmpty() ? "" : Values.str(args.get(0))));
         });
-        g.put("strftime_now", (PyCallable) (args, kw) -> Strftime.format(Values.str(args.get(0)), java.time.LocalDateTime.now(clock)));
+        g.put("strftime_now", (PyCallable) (args, kw) -> Strftime.format(Values.str(args.get(0)), LocalDateTime.now(clock)));
         g.put("range", (PyCallable) (args, kw) -> {
             long start = args.size() > 1 ? Values.integer(args.get(0)) : 0;
             long stop = Values.integer(args.get(args.size() > 1 ? 1 : 0));

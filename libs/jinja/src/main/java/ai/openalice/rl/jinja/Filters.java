@@ -2,8 +2,10 @@ package ai.openalice.rl.jinja;
 
 import ai.openalice.rl.jinja.Values.Undefined;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /** Jinja's built-in filters that chat templates use, and transformers' {@code tojson}. */
@@ -17,8 +19,8 @@ final class Filters {
             case "length", "count" -> (long) length(v);
             case "string" -> Values.str(v);
             case "safe", "e", "escape" -> name.equals("safe") ? v : escape(Values.str(v));
-            case "upper" -> Values.str(v).toUpperCase(java.util.Locale.ROOT);
-            case "lower" -> Values.str(v).toLowerCase(java.util.Locale.ROOT);
+            case "upper" -> Values.str(v).toUpperCase(Locale.ROOT);
+            case "lower" -> Values.str(v).toLowerCase(Locale.ROOT);
             case "capitalize" -> StrMethods.bind(Values.str(v), "capitalize").call(List.of(), Map.of());
             case "title" -> title(Values.str(v));
             case "replace" -> StrMethods.bind(Values.str(v), "replace").call(args, kw);
@@ -86,7 +88,7 @@ final class Filters {
             return new StringBuilder(s).reverse().toString();
         }
         var out = new ArrayList<Object>(Values.iterate(v));
-        java.util.Collections.reverse(out);
+        Collections.reverse(out);
         return out;
     }
 

@@ -1,5 +1,7 @@
 package ai.openalice.rl.jinja;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
@@ -69,9 +71,9 @@ final class PyJson {
                     sb.append("{}");
                     return;
                 }
-                var keys = new java.util.ArrayList<Object>(m.keySet());
+                var keys = new ArrayList<Object>(m.keySet());
                 if (sortKeys) {
-                    keys.sort(java.util.Comparator.comparing(Values::str));
+                    keys.sort(Comparator.comparing(Values::str));
                 }
                 sb.append('{');
                 for (int i = 0; i < keys.size(); i++) {

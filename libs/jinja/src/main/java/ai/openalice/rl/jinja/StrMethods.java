@@ -3,6 +3,7 @@ package ai.openalice.rl.jinja;
 import ai.openalice.rl.jinja.Values.PyCallable;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /** The methods of Python's {@code str} that chat templates call ({@code content.split('</think>')[0].rstrip('\n')} and the like). */
 final class StrMethods {
@@ -18,10 +19,10 @@ final class StrMethods {
             case "split" -> (a, kw) -> split(s, a.isEmpty() ? null : (String) a.get(0), a.size() > 1 ? Values.integer(a.get(1)) : -1);
             case "rsplit" -> (a, kw) -> rsplit(s, (String) a.get(0), a.size() > 1 ? Values.integer(a.get(1)) : -1);
             case "splitlines" -> (a, kw) -> splitlines(s);
-            case "upper" -> (a, kw) -> s.toUpperCase(java.util.Locale.ROOT);
-            case "lower" -> (a, kw) -> s.toLowerCase(java.util.Locale.ROOT);
+            case "upper" -> (a, kw) -> s.toUpperCase(Locale.ROOT);
+            case "lower" -> (a, kw) -> s.toLowerCase(Locale.ROOT);
             case "title" -> (a, kw) -> Filters.title(s);
-            case "capitalize" -> (a, kw) -> s.isEmpty() ? s : s.substring(0, 1).toUpperCase(java.util.Locale.ROOT) + s.substring(1).toLowerCase(java.util.Locale.ROOT);
+            case "capitalize" -> (a, kw) -> s.isEmpty() ? s : s.substring(0, 1).toUpperCase(Locale.ROOT) + s.substring(1).toLowerCase(Locale.ROOT);
             case "replace" -> (a, kw) -> replace(s, Values.str(a.get(0)), Values.str(a.get(1)), a.size() > 2 ? Values.integer(a.get(2)) : -1);
             case "find" -> (a, kw) -> (long) s.indexOf(Values.str(a.get(0)));
             case "rfind" -> (a, kw) -> (long) s.lastIndexOf(Values.str(a.get(0)));

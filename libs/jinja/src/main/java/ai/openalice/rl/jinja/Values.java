@@ -1,10 +1,12 @@
 package ai.openalice.rl.jinja;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The template's value model, as Python sees it: {@code String}, {@code Long}, {@code Double},
@@ -151,10 +153,10 @@ final class Values {
             return d > 0 ? "inf" : "-inf";
         }
         if (d == Math.rint(d) && Math.abs(d) < 1e16) {
-            return new java.math.BigDecimal(d).toPlainString() + ".0";
+            return new BigDecimal(d).toPlainString() + ".0";
         }
         double a = Math.abs(d);
-        var bd = new java.math.BigDecimal(Double.toString(d));
+        var bd = new BigDecimal(Double.toString(d));
         if (a >= 1e-4 && a < 1e16) {
             return bd.toPlainString();
         }
@@ -194,7 +196,7 @@ final class Values {
             }
             return true;
         }
-        return java.util.Objects.equals(a, b);
+        return Objects.equals(a, b);
     }
 
     static boolean isNumber(Object v) {

@@ -1,5 +1,8 @@
 package ai.openalice.rl.model;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * The architecture of the built-in GPT-style decoder: pre-LayerNorm blocks of causal
  * self-attention and a GELU MLP (4× width), learned position embeddings, output projection tied
@@ -27,14 +30,14 @@ public record GptConfig(int vocabSize, int contextLength, int layers, int heads,
     }
 
     /** Every parameter's name, in a fixed order: the training model, the checkpoint and the ONNX export read them so. */
-    public java.util.List<String> parameterNames() {
-        var names = new java.util.ArrayList<String>(java.util.List.of("wte", "wpe"));
+    public List<String> parameterNames() {
+        var names = new ArrayList<String>(List.of("wte", "wpe"));
         for (int l = 0; l < layers; l++) {
             String p = "h" + l + ".";
-            names.addAll(java.util.List.of(p + "ln1.gamma", p + "ln1.beta", p + "attn.qkv", p + "attn.qkv.bias", p + "attn.proj", p + "attn.proj.bias",
+            names.addAll(List.of(p + "ln1.gamma", p + "ln1.beta", p + "attn.qkv", p + "attn.qkv.bias", p + "attn.proj", p + "attn.proj.bias",
                     p + "ln2.gamma", p + "ln2.beta", p + "mlp.in", p + "mlp.in.bias", p + "mlp.out", p + "mlp.out.bias"));
         }
-        names.addAll(java.util.List.of("lnf.gamma", "lnf.beta"));
+        names.addAll(List.of("lnf.gamma", "lnf.beta"));
         return names;
     }
 

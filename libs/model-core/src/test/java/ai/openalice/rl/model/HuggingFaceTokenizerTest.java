@@ -3,7 +3,9 @@ package ai.openalice.rl.model;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import ai.openalice.rl.model.hf.TinyModels;
 import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -37,9 +39,9 @@ class HuggingFaceTokenizerTest {
 
     @Test
     void longTextIsNeverTruncatedAndEndTokensComeFromTheModelFolder(@TempDir Path model) throws Exception {
-        var json = new com.fasterxml.jackson.databind.ObjectMapper();
+        var json = new ObjectMapper();
         json.writeValue(model.resolve("tokenizer.json").toFile(),
-                ai.openalice.rl.model.hf.TinyModels.byteLevelTokenizer(List.of("<|endoftext|>", "<|im_start|>", "<|im_end|>")));
+                TinyModels.byteLevelTokenizer(List.of("<|endoftext|>", "<|im_start|>", "<|im_end|>")));
         Files.writeString(model.resolve("config.json"), "{\"eos_token_id\": 256}");
         Files.writeString(model.resolve("generation_config.json"), "{\"eos_token_id\": [258, 256]}");
         try (var t = HuggingFaceTokenizer.forModel(model)) {

@@ -9,10 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.checkpoint.CheckpointException;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,7 +29,7 @@ class ModelPartsTest {
         String text = "def f(x):\n    return x + 1  # é ✓ <|eos|>";
         int[] ids = t.encode(text);
         assertEquals(text, t.decode(ids));
-        assertTrue(java.util.Arrays.stream(ids).allMatch(i -> i < 256), "specials never come out of ordinary text");
+        assertTrue(Arrays.stream(ids).allMatch(i -> i < 256), "specials never come out of ordinary text");
         int eos = t.requireSpecial("<|eos|>");
         assertEquals(258, eos);
         assertEquals("ok<|eos|>", t.decode(new int[] {'o', 'k', eos}));
@@ -64,10 +69,10 @@ class ModelPartsTest {
 
     /** Values for every parameter of {@code c} at its shape (no tensor engine here). */
     static Map<String, float[]> params(GptConfig c, long seed) {
-        var rnd = new java.util.SplittableRandom(seed);
-        var out = new java.util.LinkedHashMap<String, float[]>();
+        var rnd = new SplittableRandom(seed);
+        var out = new LinkedHashMap<String, float[]>();
         for (String name : c.parameterNames()) {
-            float[] v = new float[(int) java.util.Arrays.stream(c.shape(name)).reduce(1, (a, b) -> a * b)];
+            float[] v = new float[(int) Arrays.stream(c.shape(name)).reduce(1, (a, b) -> a * b)];
             for (int i = 0; i < v.length; i++) {
                 v[i] = (float) (rnd.nextDouble() - 0.5) * 0.04f;
             }
@@ -81,7 +86,7 @@ class ModelPartsTest {
         var c = new GptConfig(40, 16, 2, 2, 8);
         // by hand, width 8: per layer 2 LayerNorms (4·8) + qkv 8·24 + 24 + proj 64 + 8 + mlp 8·32 + 32 + 32·8 + 8 = 872;
         // embeddings 40·8 + 16·8 = 448; final LayerNorm 16: 448 + 2·872 + 16 = 2208
-        long total = c.parameterNames().stream().mapToLong(n -> java.util.Arrays.stream(c.shape(n)).reduce(1, (a, b) -> a * b)).sum();
+        long total = c.parameterNames().stream().mapToLong(n -> Arrays.stream(c.shape(n)).reduce(1, (a, b) -> a * b)).sum();
         assertEquals(2208, total);
         assertEquals(2208, c.parameterCount());
         assertEquals(2 + 2 * 12 + 2, c.parameterNames().size());
@@ -121,8 +126,8 @@ class ModelPartsTest {
             for (String f : List.of(Checkpoint.PARAMS, Checkpoint.ONNX)) {
                 Files.copy(dir.resolve(f), model.resolve(f));
             }
-            var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(dir.resolve("manifest.json").toFile());
-            ((com.fasterxml.jackson.databind.node.ObjectNode) json.get("files")).remove(Checkpoint.OPTIMIZER);
+            var json = new ObjectMapper().readTree(dir.resolve("manifest.json").toFile());
+            ((ObjectNode) json.get("files")).remove(Checkpoint.OPTIMIZER);
             Files.writeString(model.resolve("manifest.json"), json.toString());
             var bare = Checkpoint.load(model);
             assertTrue(bare.optimizer().isEmpty(), "no optimizer state");

@@ -1,5 +1,6 @@
 package ai.openalice.rl.policy;
 
+import ai.openalice.rl.retry.Backoff;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -8,6 +9,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.function.Supplier;
 
@@ -104,7 +106,7 @@ public final class OpenAiPolicy implements Policy {
     /** Sends the request, waiting out an outage of up to {@code outageGrace} (unreachable, or 503). */
     private HttpResponse<String> send(ObjectNode body) {
         long deadline = System.nanoTime() + outageGrace.toNanos();
-        var backoff = ai.openalice.rl.retry.Backoff.of(java.time.Duration.ofMillis(500), java.time.Duration.ofSeconds(5));
+        var backoff = Backoff.of(Duration.ofMillis(500), Duration.ofSeconds(5));
         long pause = backoff.nextMillis();
         while (true) {
             try {
@@ -118,7 +120,7 @@ public final class OpenAiPolicy implements Policy {
                 if (resp.statusCode() != 503 || System.nanoTime() + pause * 1_000_000 > deadline) {
                     return resp;
                 }
-            } catch (java.net.http.HttpTimeoutException e) {
+            } catch (HttpTimeoutException e) {
                 throw new PolicyException("policy server " + completions + " did not answer within " + timeout + ": " + e.getMessage(), e);
             } catch (IOException e) {
                 if (System.nanoTime() + pause * 1_000_000 > deadline) {

@@ -8,6 +8,8 @@ import ai.openalice.rl.model.GptConfig;
 import ai.openalice.rl.model.onnx.CacheLayout;
 import java.nio.FloatBuffer;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -79,7 +81,7 @@ public final class OrtDecoder implements AutoCloseable {
         int from = hit.map(PrefixCache.Hit::length).orElse(0);
         prefixes.count(prompt.length, from);
         out[0] = seq;
-        return extend(seq, java.util.Arrays.copyOfRange(prompt, from, prompt.length));
+        return extend(seq, Arrays.copyOfRange(prompt, from, prompt.length));
     }
 
     /** Feeds {@code tokens} after what {@code seq} holds (its cache in Java arrays); returns the logits after the last. */
@@ -211,7 +213,7 @@ public final class OrtDecoder implements AutoCloseable {
     public final class Batch implements AutoCloseable {
         private final List<KvSequence> members;
         private final int[] pad;
-        private final Map<String, OnnxTensor> past = new java.util.HashMap<>();
+        private final Map<String, OnnxTensor> past = new HashMap<>();
         private OrtSession.Result held;
         private int total;
 
@@ -248,10 +250,10 @@ public final class OrtDecoder implements AutoCloseable {
             for (int i = 0; i < b; i++) {
                 ids[i][0] = tokens[i];
                 pos[i][0] = total - pad[i];
-                java.util.Arrays.fill(mask[i], pad[i], total + 1, 1L);
+                Arrays.fill(mask[i], pad[i], total + 1, 1L);
             }
-            var in = new java.util.HashMap<String, OnnxTensor>(past);
-            var own = new java.util.ArrayList<OnnxTensor>();
+            var in = new HashMap<String, OnnxTensor>(past);
+            var own = new ArrayList<OnnxTensor>();
             try {
                 own.add(OnnxTensor.createTensor(ENV, ids));
                 own.add(OnnxTensor.createTensor(ENV, pos));
@@ -352,7 +354,7 @@ public final class OrtDecoder implements AutoCloseable {
 
     static long[] ones(int n) {
         long[] r = new long[n];
-        java.util.Arrays.fill(r, 1);
+        Arrays.fill(r, 1);
         return r;
     }
 

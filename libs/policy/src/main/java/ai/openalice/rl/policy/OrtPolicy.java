@@ -4,6 +4,7 @@ import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.checkpoint.Manifest;
 import ai.openalice.rl.model.tokenizer.Tokenizer;
 import java.nio.file.Path;
+import java.util.List;
 
 /** The policy in-process: a checkpoint's ONNX graph (the built-in GPT or a HuggingFace family) on ONNX Runtime, one sequence at a time, with the KV cache. */
 public final class OrtPolicy implements Policy {
@@ -43,7 +44,7 @@ public final class OrtPolicy implements Policy {
         if (next >= 0) {
             // One-member batch: the cache stays in ONNX Runtime between steps, and comes back out
             // at the end for the prefix cache (the next turn's prompt starts with this one's).
-            var batch = decoder.batch(java.util.List.of(seq[0]));
+            var batch = decoder.batch(List.of(seq[0]));
             try {
                 while (next >= 0) {
                     next = gen.accept(batch.step(new int[] {next})[0]);

@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -42,7 +43,7 @@ public final class PrefixCache {
      * most {@code prompt.length - 1} tokens, so at least one is left to compute the next-token
      * logits from; empty below {@link #MIN_REUSE} tokens.
      */
-    synchronized java.util.Optional<Hit> longest(int[] prompt) {
+    synchronized Optional<Hit> longest(int[] prompt) {
         Long best = null;
         int bestLength = 0;
         for (Map.Entry<Long, Entry> e : entries.entrySet()) {
@@ -53,10 +54,10 @@ public final class PrefixCache {
             }
         }
         if (best == null || bestLength < MIN_REUSE) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         Entry e = entries.get(best); // access order: now the most recently used
-        return java.util.Optional.of(new Hit(e.seq().prefix(bestLength), bestLength));
+        return Optional.of(new Hit(e.seq().prefix(bestLength), bestLength));
     }
 
     /**

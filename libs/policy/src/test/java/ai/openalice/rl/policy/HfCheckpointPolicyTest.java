@@ -15,6 +15,7 @@ import ai.openalice.rl.model.hf.ReferenceLm;
 import ai.openalice.rl.model.hf.TinyModels;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -36,7 +37,7 @@ class HfCheckpointPolicyTest {
                 best = last[v] > last[best] ? v : best;
             }
             out[i] = best;
-            seq = java.util.Arrays.copyOf(seq, seq.length + 1);
+            seq = Arrays.copyOf(seq, seq.length + 1);
             seq[seq.length - 1] = best;
         }
         return out;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -80,20 +81,20 @@ class OpenAiPolicyTest {
     @Test
     void aShortOutageIsWaitedOutWithinTheGrace() throws Exception {
         int port;
-        try (var probe = new java.net.ServerSocket(0)) {
+        try (var probe = new ServerSocket(0)) {
             port = probe.getLocalPort();
         }
         var seen = new AtomicReference<String>();
         String answer = "{\"choices\":[{\"text\":\"a\",\"finish_reason\":\"length\",\"logprobs\":{\"tokens\":[\"token_id:7\"],\"token_logprobs\":[-0.5]}}],"
                 + "\"policy_version\":3}";
-        var later = new java.util.concurrent.atomic.AtomicReference<HttpServer>();
+        var later = new AtomicReference<HttpServer>();
         Thread starter = Thread.ofPlatform().start(() -> {
             try {
                 Thread.sleep(1500);
                 HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
                 s.createContext("/v1/completions", x -> {
-                    seen.set(new String(x.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
-                    byte[] b = answer.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                    seen.set(new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+                    byte[] b = answer.getBytes(StandardCharsets.UTF_8);
                     x.sendResponseHeaders(200, b.length);
                     x.getResponseBody().write(b);
                     x.close();

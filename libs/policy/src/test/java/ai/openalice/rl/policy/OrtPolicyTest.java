@@ -12,6 +12,7 @@ import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.djl.Gpt;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
@@ -37,11 +38,11 @@ class OrtPolicyTest {
         int[] seq = prompt.clone();
         int[] out = new int[n];
         for (int i = 0; i < n; i++) {
-            long[] ids = java.util.Arrays.stream(seq).asLongStream().toArray();
+            long[] ids = Arrays.stream(seq).asLongStream().toArray();
             float[] all = gpt.logits(gpt.manager().create(ids, new Shape(1, ids.length))).toFloatArray();
-            float[] last = java.util.Arrays.copyOfRange(all, (ids.length - 1) * C.vocabSize(), ids.length * C.vocabSize());
+            float[] last = Arrays.copyOfRange(all, (ids.length - 1) * C.vocabSize(), ids.length * C.vocabSize());
             out[i] = new Sampler(0, 1, 0).next(last).token();
-            seq = java.util.Arrays.copyOf(seq, seq.length + 1);
+            seq = Arrays.copyOf(seq, seq.length + 1);
             seq[seq.length - 1] = out[i];
         }
         return out;
@@ -56,7 +57,7 @@ class OrtPolicyTest {
             assertEquals(12, c.tokens().length);
             assertEquals(Completion.FinishReason.LENGTH, c.finish());
             assertArrayEquals(djlGreedy(prompt, 12), c.tokens());
-            assertTrue(java.util.Arrays.stream(c.logprobs()).allMatch(l -> l <= 0));
+            assertTrue(Arrays.stream(c.logprobs()).allMatch(l -> l <= 0));
         }
     }
 

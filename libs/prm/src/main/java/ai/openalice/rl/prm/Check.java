@@ -1,5 +1,8 @@
 package ai.openalice.rl.prm;
 
+import ai.openalice.rl.events.Termination;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.regex.Pattern;
 
 /**
@@ -25,7 +28,7 @@ public sealed interface Check {
             if (p.goldFiles().isEmpty()) {
                 return new Score(1, "no gold files to find");
             }
-            var touched = new java.util.HashSet<>(f.viewed());
+            var touched = new HashSet<>(f.viewed());
             touched.addAll(f.edited());
             long found = p.goldFiles().stream().filter(touched::contains).count();
             long inPatch = p.goldFiles().stream().filter(f.patchFiles()::contains).count();
@@ -62,7 +65,7 @@ public sealed interface Check {
             int lastEdit = f.calls().stream().filter(c -> c.tool().equals("file_editor") && f.edited().contains(c.subject()))
                     .mapToInt(EpisodeFacts.Call::turn).max().orElse(-1);
             boolean ranTests = f.calls().stream().anyMatch(c -> c.tool().equals("bash") && c.turn() > lastEdit && TESTS.matcher(c.subject()).find());
-            var failing = new java.util.HashMap<String, Integer>();
+            var failing = new HashMap<String, Integer>();
             for (var c : f.calls()) {
                 if (c.tool().equals("bash") && c.failed()) {
                     failing.merge(c.subject(), 1, Integer::sum);
@@ -81,7 +84,7 @@ public sealed interface Check {
     /** 1 − turns / max_steps; 0 for an episode that ran out of steps. */
     record Budget() implements Check {
         public Score score(EpisodeFacts f, Privileged p) {
-            if (f.termination() == ai.openalice.rl.events.Termination.MAX_STEPS) {
+            if (f.termination() == Termination.MAX_STEPS) {
                 return new Score(0, "ran out of steps");
             }
             double q = Math.max(0, 1 - (double) f.turns() / Math.max(1, f.maxSteps()));

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * What the rubric's checks read from one episode: the tools called, the files viewed and edited,
@@ -79,11 +80,11 @@ public record EpisodeFacts(
     /** "def name" / "class Name" / a Java method or type declaration, or null. */
     static String definition(String line) {
         String s = line.strip();
-        var py = java.util.regex.Pattern.compile("^(def|class)\\s+(\\w+)").matcher(s);
+        var py = Pattern.compile("^(def|class)\\s+(\\w+)").matcher(s);
         if (py.find()) {
             return py.group(1) + " " + py.group(2);
         }
-        var method = java.util.regex.Pattern.compile("^(public|protected|private|static|final|\\s)*[\\w<>\\[\\],\\s]+\\s+(\\w+)\\s*\\([^;]*\\)\\s*(throws [\\w.,\\s]+)?\\{\\s*$")
+        var method = Pattern.compile("^(public|protected|private|static|final|\\s)*[\\w<>\\[\\],\\s]+\\s+(\\w+)\\s*\\([^;]*\\)\\s*(throws [\\w.,\\s]+)?\\{\\s*$")
                 .matcher(s);
         return method.find() ? "method " + method.group(2) : null;
     }

@@ -1,6 +1,7 @@
 package ai.openalice.rl.prm;
 
 import ai.openalice.rl.core.reward.RewardComposition;
+import ai.openalice.rl.events.Termination;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -40,7 +41,7 @@ public final class Scorer {
             scores.add(new CriterionScore(c.id(), c.weight(), s.q(), s.detail()));
         }
         double sPrm = RewardComposition.rubricScore(w, q);
-        boolean counted = !submitRequired || facts.termination() == ai.openalice.rl.events.Termination.SUBMITTED;
+        boolean counted = !submitRequired || facts.termination() == Termination.SUBMITTED;
         int rExec = resolved && counted ? 1 : 0;
         return new Result(scores, sPrm, rExec, gamma, RewardComposition.compose(rExec, sPrm, gamma));
     }

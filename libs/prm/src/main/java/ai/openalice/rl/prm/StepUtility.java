@@ -1,5 +1,6 @@
 package ai.openalice.rl.prm;
 
+import ai.openalice.rl.harness.TestFiles;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,7 +26,7 @@ public final class StepUtility {
                 u = 0;
             } else if (c.tool().equals("file_editor")) {
                 String path = EpisodeFacts.normalise(c.subject());
-                boolean isTest = ai.openalice.rl.harness.TestFiles.isProtected(path);
+                boolean isTest = TestFiles.isProtected(path);
                 boolean editing = !"view".equals(c.command());
                 u = editing && isTest ? 0.05 : p.goldFiles().contains(path) ? (editing ? 1.0 : 0.8) : (editing ? 0.3 : 0.5);
             } else if (c.tool().equals("bash")) {

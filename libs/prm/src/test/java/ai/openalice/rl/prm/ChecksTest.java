@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import ai.openalice.rl.events.Termination;
+import ai.openalice.rl.events.task.TaskParser;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -151,7 +153,7 @@ class ChecksTest {
                 {"instance_id": "x__y-1", "problem_statement": "p", "workspace": {"type": "dir", "path": "/tmp"},
                  "test_command": "pytest", "test_report": {"format": "pytest"}, "FAIL_TO_PASS": ["t1"], "PASS_TO_PASS": ["t2", "t3"],
                  "patch": "diff --git a/a.py b/a.py\\n--- a/a.py\\n+++ b/a.py\\n@@ -1,2 +1,2 @@\\n-x = 1\\n-z = 0\\n+x = 2\\n+y = 3\\n"}""");
-        var task = ((ai.openalice.rl.events.task.TaskParser.Result.Valid) new ai.openalice.rl.events.task.TaskParser(java.nio.file.Path.of("/"))
+        var task = ((TaskParser.Result.Valid) new TaskParser(Path.of("/"))
                 .parse(node)).task();
         assertEquals(new Privileged(Set.of("a.py"), 4, List.of("t1", "t2", "t3"), "pytest"), Privileged.of(task), "4 changed lines, not the headers");
     }

@@ -2,6 +2,7 @@ package ai.openalice.rl.core;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -37,6 +38,6 @@ public final class Registry<T> {
     }
 
     public synchronized Set<String> names() {
-        return Collections.unmodifiableSet(new java.util.LinkedHashSet<>(entries.keySet()));
+        return Collections.unmodifiableSet(new LinkedHashSet<>(entries.keySet()));
     }
 }

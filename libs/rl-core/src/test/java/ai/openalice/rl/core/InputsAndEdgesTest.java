@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import ai.openalice.rl.core.advantage.AdvantageEstimators;
 import ai.openalice.rl.core.credit.CounterfactualCredit;
 import ai.openalice.rl.core.credit.GiGpo;
 import ai.openalice.rl.core.credit.TurnGae;
@@ -16,7 +17,9 @@ import ai.openalice.rl.core.loss.TokenBatch;
 import ai.openalice.rl.core.reward.RewardComposition;
 import ai.openalice.rl.core.staleness.Staleness;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * Every input rl-core refuses, at the edge of what it takes, and the loss terms no whole-batch
@@ -26,7 +29,7 @@ import org.junit.jupiter.api.Test;
 class InputsAndEdgesTest {
     static final double NAN = Double.NaN;
 
-    static void refused(String message, org.junit.jupiter.api.function.Executable e) {
+    static void refused(String message, Executable e) {
         assertEquals(message, assertThrows(IllegalArgumentException.class, e).getMessage());
     }
 
@@ -54,7 +57,7 @@ class InputsAndEdgesTest {
         refused("ablatedOutcomes[0] must be finite, got NaN", () -> CounterfactualCredit.credits(1, new double[] {NAN}));
         refused("episodeAdvantage must be finite, got NaN",
                 () -> CounterfactualCredit.advantages(NAN, 1, new double[] {0}, CounterfactualCredit.Mode.ADDITIVE, 1));
-        var grpo = ai.openalice.rl.core.advantage.AdvantageEstimators.get("grpo");
+        var grpo = AdvantageEstimators.get("grpo");
         refused("gamma must be in [0.0, 1.0], got 2.0", () -> new GiGpo(grpo, 2, 1, true));
         refused("omega must be finite, got NaN", () -> new GiGpo(grpo, 1, NAN, true));
         refused("turnRewards has 2 entries but stateKeys has 1", () -> new GiGpo.Trajectory(1, new double[] {0, 0}, new String[] {"s"}, true));
@@ -98,7 +101,7 @@ class InputsAndEdgesTest {
         var r = new Registry<String>("estimator").register("x", "X");
         assertEquals("X", r.get("x"));
         refused("estimator 'x' is already registered", () -> r.register("x", "Y"));
-        assertEquals(java.util.Set.of("x"), r.names());
+        assertEquals(Set.of("x"), r.names());
     }
 
     static TokenBatch oneToken(double logRatio, double advantage, double[] entropies) {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * A back end that waits out its own outages: when a sandbox cannot be made because the back end did
@@ -26,13 +27,13 @@ public final class OutageWaitingProvider implements SandboxProvider {
 
     private final SandboxProvider backend;
     private final Duration grace;
-    private final java.util.function.Supplier<Backoff> pauses;
+    private final Supplier<Backoff> pauses;
     private final Sleeper sleeper;
     private final AtomicBoolean available = new AtomicBoolean(true);
     private final AtomicLong waits = new AtomicLong();
 
     /** {@code pauses} gives each wait its own backoff. */
-    public OutageWaitingProvider(SandboxProvider backend, Duration grace, java.util.function.Supplier<Backoff> pauses, Sleeper sleeper) {
+    public OutageWaitingProvider(SandboxProvider backend, Duration grace, Supplier<Backoff> pauses, Sleeper sleeper) {
         if (grace.isNegative()) {
             throw new IllegalArgumentException("need grace >= 0, got " + grace);
         }

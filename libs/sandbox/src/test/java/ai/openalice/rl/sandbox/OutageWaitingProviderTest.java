@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.retry.Backoff;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /** Outages of the sandbox back end cost a wait, bounded by the grace; other failures fail at once. */
 class OutageWaitingProviderTest {
-    static final Sandbox SANDBOX = (Sandbox) java.lang.reflect.Proxy.newProxyInstance(Sandbox.class.getClassLoader(), new Class<?>[] {Sandbox.class},
+    static final Sandbox SANDBOX = (Sandbox) Proxy.newProxyInstance(Sandbox.class.getClassLoader(), new Class<?>[] {Sandbox.class},
             (p, m, a) -> m.getName().equals("id") ? "s1" : null);
 
     /** Fails {@code failures} times with {@code reason}, then makes a sandbox. */
@@ -49,7 +51,7 @@ class OutageWaitingProviderTest {
 
     private OutageWaitingProvider waiting(SandboxProvider backend) {
         return new OutageWaitingProvider(backend, Duration.ofSeconds(10),
-                () -> ai.openalice.rl.retry.Backoff.withoutJitter(Duration.ofSeconds(1), Duration.ofSeconds(4)), pauses::add);
+                () -> Backoff.withoutJitter(Duration.ofSeconds(1), Duration.ofSeconds(4)), pauses::add);
     }
 
     @Test
@@ -90,7 +92,7 @@ class OutageWaitingProviderTest {
     void aZeroGraceWaitsForNothing() {
         var backend = new Flaky(SandboxException.Reason.BACKEND_UNAVAILABLE, 1);
         var p = new OutageWaitingProvider(backend, Duration.ZERO,
-                () -> ai.openalice.rl.retry.Backoff.withoutJitter(Duration.ofSeconds(1), Duration.ofSeconds(4)), pauses::add);
+                () -> Backoff.withoutJitter(Duration.ofSeconds(1), Duration.ofSeconds(4)), pauses::add);
         assertThrows(SandboxException.class, () -> p.create(null));
         assertEquals(1, backend.calls);
         assertTrue(pauses.isEmpty());

@@ -1,13 +1,19 @@
 package ai.openalice.rl.servicekit;
 
+import ai.openalice.rl.retry.Backoff;
 import io.micrometer.core.instrument.Metrics;
 import io.quarkus.runtime.ShutdownEvent;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.sqlclient.ClosedConnectionException;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
+import java.time.Duration;
 import org.jboss.logging.Logger;
 
 /**
@@ -25,12 +31,12 @@ public class DatabaseOutageWait {
     static final long MAX_PAUSE_MS = 10_000;
     static volatile boolean stopping;
 
-    @jakarta.inject.Inject
-    jakarta.enterprise.inject.Instance<io.vertx.mutiny.sqlclient.Pool> pool;
+    @Inject
+    Instance<Pool> pool;
 
     @AroundInvoke
     Object around(InvocationContext ctx) throws Exception {
-        var backoff = ai.openalice.rl.retry.Backoff.of(java.time.Duration.ofMillis(FIRST_PAUSE_MS), java.time.Duration.ofMillis(MAX_PAUSE_MS));
+        var backoff = Backoff.of(Duration.ofMillis(FIRST_PAUSE_MS), Duration.ofMillis(MAX_PAUSE_MS));
         String method = ctx.getMethod().getDeclaringClass().getSimpleName() + "." + ctx.getMethod().getName();
         boolean logged = false;
         while (true) {
@@ -65,7 +71,7 @@ public class DatabaseOutageWait {
             return false;
         }
         for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof DatabaseUnavailableException || c instanceof io.vertx.sqlclient.ClosedConnectionException) {
+            if (c instanceof DatabaseUnavailableException || c instanceof ClosedConnectionException) {
                 return true;
             }
         }
@@ -77,7 +83,7 @@ public class DatabaseOutageWait {
             return true;
         }
         try {
-            pool.get().query("SELECT 1").execute().await().atMost(java.time.Duration.ofSeconds(5));
+            pool.get().query("SELECT 1").execute().await().atMost(Duration.ofSeconds(5));
             return true;
         } catch (RuntimeException down) {
             return false;

@@ -1,5 +1,11 @@
 package ai.openalice.rl.servicekit;
 
+import io.smallrye.mutiny.TimeoutException;
+import io.vertx.pgclient.PgException;
+import io.vertx.sqlclient.ClosedConnectionException;
+import java.net.SocketException;
+import java.nio.channels.ClosedChannelException;
+
 /**
  * No connection to the database could be had (refused, timed out, authentication failed): the
  * service is up but cannot serve, and a REST caller should be told to retry (503), not that the
@@ -26,10 +32,10 @@ public final class DatabaseUnavailableException extends RuntimeException {
      */
     public static boolean isOutage(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof DatabaseUnavailableException || c instanceof java.net.SocketException
-                    || c instanceof java.nio.channels.ClosedChannelException || c instanceof io.vertx.sqlclient.ClosedConnectionException
-                    || c instanceof io.smallrye.mutiny.TimeoutException || c.getClass().getName().equals("io.netty.channel.unix.Errors$NativeIoException")
-                    || c instanceof io.vertx.pgclient.PgException pg && connectionLost(pg.getSqlState())) {
+            if (c instanceof DatabaseUnavailableException || c instanceof SocketException
+                    || c instanceof ClosedChannelException || c instanceof ClosedConnectionException
+                    || c instanceof TimeoutException || c.getClass().getName().equals("io.netty.channel.unix.Errors$NativeIoException")
+                    || c instanceof PgException pg && connectionLost(pg.getSqlState())) {
                 return true;
             }
         }

@@ -9,9 +9,13 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -84,7 +88,7 @@ public class Inbox {
         record.headers().add(CONSUMER_HEADER, service.getBytes(StandardCharsets.UTF_8));
         try {
             producer().send(record).get(30, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException(topic.topicName() + ": cannot send an unreadable record to " + to + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -95,7 +99,7 @@ public class Inbox {
 
     private synchronized KafkaProducer<String, byte[]> producer() {
         if (producer == null) {
-            var settings = new java.util.HashMap<>(kafka.connection());
+            var settings = new HashMap<>(kafka.connection());
             settings.put(ProducerConfig.ACKS_CONFIG, "all");
             settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
             producer = new KafkaProducer<>(settings, new StringSerializer(), new ByteArraySerializer());
@@ -106,7 +110,7 @@ public class Inbox {
     @PreDestroy
     synchronized void close() {
         if (producer != null) {
-            producer.close(java.time.Duration.ofSeconds(5));
+            producer.close(Duration.ofSeconds(5));
         }
     }
 }

@@ -1,14 +1,18 @@
 package ai.openalice.rl.servicekit;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.Optional;
+
 /** A service instance's name in claims, leases and logs: the configured one, or host name and pid. */
 public final class InstanceId {
     private InstanceId() {}
 
-    public static String orDefault(java.util.Optional<String> configured, String service) {
+    public static String orDefault(Optional<String> configured, String service) {
         return configured.orElseGet(() -> {
             try {
-                return java.net.InetAddress.getLocalHost().getHostName() + "-" + ProcessHandle.current().pid();
-            } catch (java.net.UnknownHostException e) {
+                return InetAddress.getLocalHost().getHostName() + "-" + ProcessHandle.current().pid();
+            } catch (UnknownHostException e) {
                 return service + "-" + ProcessHandle.current().pid();
             }
         });

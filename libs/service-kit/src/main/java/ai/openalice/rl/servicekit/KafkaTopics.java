@@ -1,9 +1,11 @@
 package ai.openalice.rl.servicekit;
 
 import ai.openalice.rl.events.Topic;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -12,6 +14,7 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
  * Makes a topic what {@link Topic} says it is: created with its partitions and its retention or
@@ -29,7 +32,7 @@ public final class KafkaTopics {
      * @param name the topic's name on this deployment (its {@link Topic#topicName()} plus any suffix)
      */
     public static Outcome ensure(Map<String, Object> connection, Topic topic, String name) throws Exception {
-        var settings = new java.util.HashMap<>(connection);
+        var settings = new HashMap<>(connection);
         settings.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000);
         settings.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
         try (Admin admin = Admin.create(settings)) {
@@ -40,8 +43,8 @@ public final class KafkaTopics {
                     admin.createTopics(List.of(new NewTopic(name, Optional.of(topic.partitions()), Optional.empty()).configs(config)))
                             .all().get(15, TimeUnit.SECONDS);
                     return Outcome.CREATED;
-                } catch (java.util.concurrent.ExecutionException e) {
-                    if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
                         throw e;
                     }
                     // created meanwhile (a consumer's metadata request on a broker that auto-creates): check it below

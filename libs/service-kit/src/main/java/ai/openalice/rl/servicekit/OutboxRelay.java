@@ -6,6 +6,7 @@ import io.smallrye.reactive.messaging.MutinyEmitter;
 import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.mutiny.sqlclient.Tuple;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -13,6 +14,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiConsumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.jboss.logging.Logger;
@@ -55,7 +60,7 @@ public final class OutboxRelay {
     private final Duration keepSent;
     private final Duration pruneEvery;
     private final int maxRecordBytes;
-    private final java.util.function.BiConsumer<String, String> onDead;
+    private final BiConsumer<String, String> onDead;
     private long lastPrune;
 
     /**
@@ -64,7 +69,7 @@ public final class OutboxRelay {
      * the topic and the reason of each row set aside.
      */
     public OutboxRelay(Pool pool, Outbox outbox, Map<Topic, MutinyEmitter<byte[]>> emitters, Duration keepSent, Duration pruneEvery,
-            int maxRecordBytes, java.util.function.BiConsumer<String, String> onDead) {
+            int maxRecordBytes, BiConsumer<String, String> onDead) {
         this.pool = pool;
         this.outbox = outbox;
         this.emitters = Map.copyOf(emitters);
@@ -126,7 +131,7 @@ public final class OutboxRelay {
                 .await().atMost(Duration.ofSeconds(60));
     }
 
-    private Uni<Void> setAside(io.vertx.mutiny.sqlclient.SqlConnection conn, long id, String topic, String reason) {
+    private Uni<Void> setAside(SqlConnection conn, long id, String topic, String reason) {
         LOG.errorf("outbox %s: row %d for %s set aside, not sent: %s (kept with its payload; the rows behind it go on)", outbox.schema(), id,
                 topic, reason);
         onDead.accept(topic, reason);
@@ -137,8 +142,8 @@ public final class OutboxRelay {
     /** A failure no retry can mend: the record is too large for the producer or the broker. */
     static boolean tooLarge(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof org.apache.kafka.common.errors.RecordTooLargeException
-                    || t instanceof org.apache.kafka.common.errors.RecordBatchTooLargeException) {
+            if (t instanceof RecordTooLargeException
+                    || t instanceof RecordBatchTooLargeException) {
                 return true;
             }
         }
@@ -170,7 +175,7 @@ public final class OutboxRelay {
     }
 
     /** Whether {@code record} was sent by the outbox of the service with schema {@code schema}. */
-    public static boolean sentBy(String schema, org.apache.kafka.clients.consumer.ConsumerRecord<?, ?> record) {
+    public static boolean sentBy(String schema, ConsumerRecord<?, ?> record) {
         var h = record.headers().lastHeader(PRODUCER_HEADER);
         return h != null && schema.equals(new String(h.value(), StandardCharsets.UTF_8));
     }

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * How much a service keeps: per table of its schema, {@code alice_table_bytes{schema,table}}
@@ -31,7 +32,7 @@ public final class TableSizes {
     }
 
     /** With another reading of the sizes (tests). */
-    TableSizes(java.util.function.Supplier<Map<String, Size>> read, String schema, Duration refresh, LongSupplier nanoClock) {
+    TableSizes(Supplier<Map<String, Size>> read, String schema, Duration refresh, LongSupplier nanoClock) {
         this.pool = null;
         this.schema = schema;
         this.reading = new Throttled<>(read, refresh, nanoClock);

@@ -7,6 +7,7 @@ import ai.openalice.rl.events.task.TaskParser;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -58,7 +59,7 @@ public final class TaskReplica {
                 case TaskParser.Result.Invalid i -> throw new IllegalStateException(
                         "stored task " + taskId + " v" + version + " no longer parses: " + i.errors());
             };
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException("stored task " + taskId + " v" + version + " is not JSON", e);
         }
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import jakarta.interceptor.InvocationContext;
 import java.lang.reflect.Proxy;
+import java.net.ConnectException;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -27,7 +28,7 @@ class DatabaseOutageWaitTest {
         var calls = new AtomicInteger();
         Object result = new DatabaseOutageWait().around(context(() -> {
             if (calls.incrementAndGet() <= 2) {
-                throw new DatabaseUnavailableException(new java.net.ConnectException("Connection refused"));
+                throw new DatabaseUnavailableException(new ConnectException("Connection refused"));
             }
             return "stored";
         }));
@@ -54,7 +55,7 @@ class DatabaseOutageWaitTest {
         var calls = new AtomicInteger();
         assertThrows(IllegalStateException.class, () -> new DatabaseOutageWait().around(context(() -> {
             calls.incrementAndGet();
-            throw new IllegalStateException("policy server unreachable", new java.net.ConnectException("Connection refused"));
+            throw new IllegalStateException("policy server unreachable", new ConnectException("Connection refused"));
         })));
         assertEquals(1, calls.get());
     }

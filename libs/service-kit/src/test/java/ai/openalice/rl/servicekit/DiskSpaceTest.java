@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -55,7 +56,7 @@ class DiskSpaceTest {
         mount("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", vol.toString());
         try {
             byte[] big = new byte[160 * 1024];
-            java.util.Arrays.fill(big, (byte) 7);
+            Arrays.fill(big, (byte) 7);
             assertEquals(0, DiskSpace.writeWaitingForRoom(vol.resolve("a.json"), big, "a trajectory", () -> false));
             var e = assertThrows(UncheckedIOException.class, () -> DiskSpace.writeWaitingForRoom(vol.resolve("b.json"), big, "a trajectory", () -> true));
             assertTrue(DiskSpace.noSpace(e.getCause()), e.getMessage());

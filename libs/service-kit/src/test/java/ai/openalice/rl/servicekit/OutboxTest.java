@@ -4,12 +4,24 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Envelope;
+import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.testkit.TestStack;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.reactive.messaging.MutinyEmitter;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletionException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.eclipse.microprofile.reactive.messaging.Message;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /** The outbox on the real database: what a row holds, and which sent rows retention deletes. */
@@ -23,10 +35,10 @@ class OutboxTest {
                     + ".outbox (id bigserial PRIMARY KEY, topic text NOT NULL, event_key text NOT NULL, payload bytea NOT NULL,"
                     + " created_at timestamptz NOT NULL DEFAULT now(), sent_at timestamptz, dead_reason text)");
         }
-        var vertx = io.vertx.mutiny.core.Vertx.vertx();
-        var options = io.vertx.pgclient.PgConnectOptions.fromUri(System.getProperty("alice.db.reactive-url")).setUser(TestStack.dbUser())
+        var vertx = Vertx.vertx();
+        var options = PgConnectOptions.fromUri(System.getProperty("alice.db.reactive-url")).setUser(TestStack.dbUser())
                 .setPassword(TestStack.dbPassword());
-        var pool = io.vertx.mutiny.pgclient.PgBuilder.pool().connectingTo(options).using(vertx).build();
+        var pool = PgBuilder.pool().connectingTo(options).using(vertx).build();
         try {
             var outbox = new Outbox(SCHEMA);
             var event = Envelope.of(new CheckpointPublished(3, 30, null, null, null, Map.of()));
@@ -40,7 +52,7 @@ class OutboxTest {
                 for (int i = 0; i < 2; i++) {
                     rs.next();
                     assertEquals(List.of("checkpoints.published", "policy"), List.of(rs.getString(1), rs.getString(2)), "the topic's name and the event's key");
-                    assertEquals(event, ((ai.openalice.rl.events.EventCodec.Decoded.Ok<?>) ai.openalice.rl.events.EventCodec.decode(Topic.CHECKPOINTS_PUBLISHED,
+                    assertEquals(event, ((EventCodec.Decoded.Ok<?>) EventCodec.decode(Topic.CHECKPOINTS_PUBLISHED,
                             rs.getBytes(3))).envelope());
                 }
                 st.execute("DELETE FROM " + SCHEMA + ".outbox WHERE id = (SELECT max(id) FROM " + SCHEMA + ".outbox)");
@@ -82,23 +94,23 @@ class OutboxTest {
                     + " ('training.metrics', 'k', decode(repeat('00', 1001), 'hex')), ('training.metrics', 'k', '\\x02'),"
                     + " ('training.metrics', 'k', '\\xff'), ('training.metrics', 'k', '\\x03')");
         }
-        var sent = new java.util.ArrayList<Integer>();
+        var sent = new ArrayList<Integer>();
         @SuppressWarnings("unchecked")
-        var emitter = (io.smallrye.reactive.messaging.MutinyEmitter<byte[]>) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {io.smallrye.reactive.messaging.MutinyEmitter.class}, (proxy, method, args) -> {
-                    byte[] payload = (byte[]) ((org.eclipse.microprofile.reactive.messaging.Message<?>) args[0]).getPayload();
+        var emitter = (MutinyEmitter<byte[]>) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {MutinyEmitter.class}, (proxy, method, args) -> {
+                    byte[] payload = (byte[]) ((Message<?>) args[0]).getPayload();
                     if (payload[0] == (byte) 0xff) { // what a broker with a lower message.max.bytes answers
-                        return io.smallrye.mutiny.Uni.createFrom().failure(new java.util.concurrent.CompletionException(
-                                new org.apache.kafka.common.errors.RecordTooLargeException("the message is 2 bytes, larger than the broker takes")));
+                        return Uni.createFrom().failure(new CompletionException(
+                                new RecordTooLargeException("the message is 2 bytes, larger than the broker takes")));
                     }
                     sent.add((int) payload[0]);
-                    return io.smallrye.mutiny.Uni.createFrom().voidItem();
+                    return Uni.createFrom().voidItem();
                 });
-        var vertx = io.vertx.mutiny.core.Vertx.vertx();
-        var options = io.vertx.pgclient.PgConnectOptions.fromUri(System.getProperty("alice.db.reactive-url")).setUser(TestStack.dbUser())
+        var vertx = Vertx.vertx();
+        var options = PgConnectOptions.fromUri(System.getProperty("alice.db.reactive-url")).setUser(TestStack.dbUser())
                 .setPassword(TestStack.dbPassword());
-        var pool = io.vertx.mutiny.pgclient.PgBuilder.pool().connectingTo(options).using(vertx).build();
-        var dead = new java.util.ArrayList<String>();
+        var pool = PgBuilder.pool().connectingTo(options).using(vertx).build();
+        var dead = new ArrayList<String>();
         try {
             var relay = new OutboxRelay(pool, new Outbox(SCHEMA), Map.of(Topic.TRAINING_METRICS, emitter), Duration.ofDays(1), Duration.ZERO, 1000,
                     (topic, reason) -> dead.add(topic));
@@ -107,14 +119,14 @@ class OutboxTest {
             assertEquals(List.of("training.metrics", "training.metrics"), dead);
             try (var c = TestStack.openDatabase(); var st = c.createStatement()) {
                 var rs = st.executeQuery("SELECT id, sent_at IS NOT NULL, coalesce(dead_reason, '') FROM " + SCHEMA + ".outbox ORDER BY id");
-                var reasons = new java.util.ArrayList<String>();
+                var reasons = new ArrayList<String>();
                 while (rs.next()) {
-                    org.junit.jupiter.api.Assertions.assertTrue(rs.getBoolean(2), "row " + rs.getLong(1) + " is done with");
+                    Assertions.assertTrue(rs.getBoolean(2), "row " + rs.getLong(1) + " is done with");
                     reasons.add(rs.getString(3));
                 }
                 assertEquals("", reasons.get(0));
-                org.junit.jupiter.api.Assertions.assertTrue(reasons.get(1).contains("1001 bytes is over alice.outbox.max-record-bytes (1000)"), reasons.get(1));
-                org.junit.jupiter.api.Assertions.assertTrue(reasons.get(3).contains("refused a payload of 1 bytes as too large"), reasons.get(3));
+                Assertions.assertTrue(reasons.get(1).contains("1001 bytes is over alice.outbox.max-record-bytes (1000)"), reasons.get(1));
+                Assertions.assertTrue(reasons.get(3).contains("refused a payload of 1 bytes as too large"), reasons.get(3));
             }
             Thread.sleep(10);
             var keepNothing = new OutboxRelay(pool, new Outbox(SCHEMA), Map.of(), Duration.ZERO, Duration.ZERO, 1000, (topic, reason) -> {});

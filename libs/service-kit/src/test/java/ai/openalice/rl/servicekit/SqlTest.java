@@ -4,23 +4,27 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
 import java.net.ServerSocket;
+import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 
 class SqlTest {
     @Test
     void aTransactionWithNoDatabaseToConnectToSaysTheDatabaseIsUnavailable() throws Exception {
-        var vertx = io.vertx.mutiny.core.Vertx.vertx();
+        var vertx = Vertx.vertx();
         int port;
         try (var s = new ServerSocket(0)) {
             port = s.getLocalPort(); // closed again: nothing listens there
         }
-        var pool = io.vertx.mutiny.pgclient.PgBuilder.pool().connectingTo(new io.vertx.pgclient.PgConnectOptions().setHost("127.0.0.1").setPort(port)
+        var pool = PgBuilder.pool().connectingTo(new PgConnectOptions().setHost("127.0.0.1").setPort(port)
                 .setDatabase("alice_rl").setUser("alice").setPassword("alice")).using(vertx).build();
         try {
             var e = assertThrows(DatabaseUnavailableException.class, () -> Sql.transaction(pool, sql -> sql.query("SELECT 1")));
             assertTrue(e.getMessage().contains("Connection refused"), e.getMessage());
-            assertTrue(DatabaseUnavailableException.isOutage(new java.util.concurrent.CompletionException(e.getCause())), "the pool's own failure, unwrapped");
+            assertTrue(DatabaseUnavailableException.isOutage(new CompletionException(e.getCause())), "the pool's own failure, unwrapped");
             assertFalse(DatabaseUnavailableException.isOutage(new IllegalStateException("a bug")));
         } finally {
             vertx.closeAndAwait();

@@ -6,7 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.openalice.rl.testkit.TestStack;
 import ai.openalice.rl.testkit.Waits;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -25,10 +30,10 @@ class TableSizesTest {
             st.execute("INSERT INTO " + SCHEMA + ".samples SELECT i, repeat('x', 1000) FROM generate_series(1, 500) i");
             st.execute("ANALYZE " + SCHEMA + ".samples");
         }
-        var vertx = io.vertx.mutiny.core.Vertx.vertx();
-        var options = io.vertx.pgclient.PgConnectOptions.fromUri(System.getProperty("alice.db.reactive-url")).setUser(TestStack.dbUser())
+        var vertx = Vertx.vertx();
+        var options = PgConnectOptions.fromUri(System.getProperty("alice.db.reactive-url")).setUser(TestStack.dbUser())
                 .setPassword(TestStack.dbPassword());
-        var pool = io.vertx.mutiny.pgclient.PgBuilder.pool().connectingTo(options).using(vertx).build();
+        var pool = PgBuilder.pool().connectingTo(options).using(vertx).build();
         try {
             var clock = new AtomicLong(0);
             var sizes = new TableSizes(pool, SCHEMA, Duration.ofSeconds(30), clock::get);
@@ -54,12 +59,12 @@ class TableSizesTest {
 
     @Test
     void aDatabaseAwayAtRegistrationDoesNotFailTheCallerAndTheGaugesComeLater() throws Exception {
-        var attempts = new java.util.concurrent.atomic.AtomicInteger();
+        var attempts = new AtomicInteger();
         var sizes = new TableSizes(() -> {
             if (attempts.incrementAndGet() <= 2) {
                 throw new IllegalStateException("Connection refused");
             }
-            return java.util.Map.of("outbox", new TableSizes.Size(8192, 3));
+            return Map.of("outbox", new TableSizes.Size(8192, 3));
         }, "s", Duration.ZERO, System::nanoTime);
         var registry = new SimpleMeterRegistry();
         sizes.register(registry, Duration.ofMillis(20)); // the old code threw here, failing the service's first consumer call

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class ThrottledTest {
@@ -37,7 +38,7 @@ class ThrottledTest {
             }
             return 7;
         }, Duration.ofSeconds(30), clock::get);
-        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, gauge::get);
+        Assertions.assertThrows(IllegalStateException.class, gauge::get);
         clock.set(Duration.ofSeconds(1).toNanos());
         assertEquals(7, (int) gauge.get());
         assertEquals(7, (int) gauge.get());

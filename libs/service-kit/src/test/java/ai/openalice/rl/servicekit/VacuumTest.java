@@ -4,6 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.testkit.TestStack;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.pgclient.PgBuilder;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.pgclient.PgConnectOptions;
+import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class VacuumTest {
     static final String SCHEMA = "kit_vacuum_test";
 
-    static long cycle(java.sql.Statement st, boolean vacuum, io.vertx.mutiny.sqlclient.Pool pool) throws Exception {
+    static long cycle(Statement st, boolean vacuum, Pool pool) throws Exception {
         st.execute("DROP TABLE IF EXISTS " + SCHEMA + ".t; CREATE TABLE " + SCHEMA + ".t (id int, payload bytea) WITH (autovacuum_enabled = false,"
                 + " toast.autovacuum_enabled = false)");
         // 20 kB of incompressible bytes per row: stored out of line, in the TOAST table, as trajectories are
@@ -32,7 +37,7 @@ class VacuumTest {
         return size(st) * 100 / first;
     }
 
-    static long size(java.sql.Statement st) throws Exception {
+    static long size(Statement st) throws Exception {
         var rs = st.executeQuery("SELECT pg_total_relation_size('" + SCHEMA + ".t')");
         rs.next();
         return rs.getLong(1);
@@ -40,10 +45,10 @@ class VacuumTest {
 
     @Test
     void afterAVacuumTheDeletedRowsSpaceIsReused() throws Exception {
-        var vertx = io.vertx.mutiny.core.Vertx.vertx();
-        var options = io.vertx.pgclient.PgConnectOptions.fromUri(System.getProperty("alice.db.reactive-url")).setUser(TestStack.dbUser())
+        var vertx = Vertx.vertx();
+        var options = PgConnectOptions.fromUri(System.getProperty("alice.db.reactive-url")).setUser(TestStack.dbUser())
                 .setPassword(TestStack.dbPassword());
-        var pool = io.vertx.mutiny.pgclient.PgBuilder.pool().connectingTo(options).using(vertx).build();
+        var pool = PgBuilder.pool().connectingTo(options).using(vertx).build();
         try (var c = TestStack.openDatabase(); var st = c.createStatement()) {
             st.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE; CREATE SCHEMA " + SCHEMA);
             long without = cycle(st, false, pool);

@@ -5,8 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -94,7 +97,7 @@ public final class Mutations {
         switch (random.nextInt(3)) {
             case 0 -> {
                 int at = random.nextInt(bytes.length);
-                return new Case(java.util.Arrays.copyOf(bytes, at), "truncated at byte " + at);
+                return new Case(Arrays.copyOf(bytes, at), "truncated at byte " + at);
             }
             case 1 -> {
                 int at = random.nextInt(bytes.length);
@@ -119,7 +122,7 @@ public final class Mutations {
             case 4 -> F.arrayNode().add(1).add("two");
             case 5 -> F.objectNode().put("a", 1);
             case 6 -> F.textNode("y".repeat(100_000));
-            case 7 -> F.numberNode(new java.math.BigInteger("9".repeat(40)));
+            case 7 -> F.numberNode(new BigInteger("9".repeat(40)));
             case 8 -> F.numberNode(-1.5e308);
             default -> F.textNode("");
         };
@@ -148,7 +151,7 @@ public final class Mutations {
     public static JsonNode parse(String json) {
         try {
             return JSON.readTree(json);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalArgumentException(e);
         }
     }

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A real vLLM server (PyPI's CPU build, {@code dev/stack python}'s vLLM environment, found through
@@ -55,7 +56,7 @@ public final class RealVllm {
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 p.destroy();
                 try {
-                    if (!p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+                    if (!p.waitFor(20, TimeUnit.SECONDS)) {
                         p.destroyForcibly();
                     }
                 } catch (InterruptedException e) {

@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.Test;
 
 /** The run's infrastructure is real and provisioned as the services expect. */
@@ -22,11 +24,11 @@ class TestStackTest {
             System.out.printf("[stack] Kafka broker at %s: cluster %s, %d node(s)%n", TestStack.kafkaBootstrap(), clusterId, nodes.size());
             assertFalse(nodes.isEmpty());
             String topic = "testkit.probe." + UUID.randomUUID();
-            admin.createTopics(java.util.List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 2, (short) 1)))
+            admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1)))
                     .all().get(10, TimeUnit.SECONDS);
-            var description = admin.describeTopics(java.util.List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
+            var description = admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
             assertEquals(2, description.partitions().size());
-            admin.deleteTopics(java.util.List.of(topic)).all().get(10, TimeUnit.SECONDS);
+            admin.deleteTopics(List.of(topic)).all().get(10, TimeUnit.SECONDS);
         }
     }
 

@@ -5,6 +5,7 @@ import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.djl.Gpt;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -44,7 +45,7 @@ public class Checkpoints implements QuarkusTestResourceLifecycleManager {
             onnx[onnx.length - 100] ^= 0x40;
             Files.write(dir(3).resolve(Checkpoint.ONNX), onnx);
             return Map.of("inference.checkpoint", dir(1).toString());
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }

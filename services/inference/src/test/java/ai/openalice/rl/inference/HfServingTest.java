@@ -12,10 +12,12 @@ import ai.openalice.rl.policy.CompletionRequest;
 import ai.openalice.rl.policy.OrtPolicy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import java.io.IOException;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpClient;
@@ -73,14 +75,14 @@ class HfServingTest {
             Path source = TinyModels.write(root.resolve("model"), json, weights, DType.F32, 1);
             var tokenizer = TinyModels.tokenizer(32);
             for (int i = 0; i < CALL.length; i++) {
-                ((com.fasterxml.jackson.databind.node.ArrayNode) tokenizer.get("added_tokens")).addObject().put("id", 32 + i).put("content", CALL[i])
+                ((ArrayNode) tokenizer.get("added_tokens")).addObject().put("id", 32 + i).put("content", CALL[i])
                         .put("single_word", false).put("lstrip", false).put("rstrip", false).put("normalized", false).put("special", false);
             }
             M.writeValue(source.resolve("tokenizer.json").toFile(), tokenizer);
             M.writeValue(source.resolve("tokenizer_config.json").toFile(), M.createObjectNode().put("chat_template", TEMPLATE));
             Checkpoint.saveHf(root.resolve("v7"), c, source, weights, null, DType.F32, 7, 70, Map.of(), 0);
             return root.resolve("v7");
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }

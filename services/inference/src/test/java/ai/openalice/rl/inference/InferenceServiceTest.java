@@ -13,7 +13,10 @@ import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.policy.CompletionRequest;
+import ai.openalice.rl.policy.OpenAiPolicy;
 import ai.openalice.rl.policy.OrtPolicy;
+import ai.openalice.rl.testkit.FuzzDoor;
+import ai.openalice.rl.testkit.Mutations;
 import ai.openalice.rl.testkit.TestStack;
 import ai.openalice.rl.testkit.Waits;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -21,6 +24,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
+import java.io.IOException;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpClient;
@@ -30,11 +34,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -69,7 +78,7 @@ class InferenceServiceTest {
     }
 
     private static String greedy(Long pin) throws Exception {
-        var body = new java.util.LinkedHashMap<String, Object>(Map.of("prompt", PROMPT, "max_tokens", 8, "temperature", 0, "logprobs", 1));
+        var body = new LinkedHashMap<String, Object>(Map.of("prompt", PROMPT, "max_tokens", 8, "temperature", 0, "logprobs", 1));
         if (pin != null) {
             body.put("policy_version", pin);
         }
@@ -103,7 +112,7 @@ class InferenceServiceTest {
     }
 
     private record ArrayRef(Path file, String sha) {
-        ArtifactRef ref() throws java.io.IOException {
+        ArtifactRef ref() throws IOException {
             return new ArtifactRef(file.toUri().toString(), sha, Files.size(file));
         }
     }
@@ -112,7 +121,7 @@ class InferenceServiceTest {
     void swapsUnderLoadWithoutAFailedRequestAndEveryAnswerNamesItsVersion() throws Exception {
         int[] v1 = expected(1);
         int[] v2 = expected(2);
-        assertFalse(java.util.Arrays.equals(v1, v2), "the two versions must answer differently for the test to mean anything");
+        assertFalse(Arrays.equals(v1, v2), "the two versions must answer differently for the test to mean anything");
         assertEquals(1, models().get("data").get(0).get("policy_version").asLong());
 
         var answers = Collections.synchronizedList(new ArrayList<long[]>()); // {status, version, matches}
@@ -128,7 +137,7 @@ class InferenceServiceTest {
                         if (r.statusCode() == 200) {
                             JsonNode j = M.readTree(r.body());
                             version = j.get("policy_version").asLong();
-                            match = java.util.Arrays.equals(tokens(j.get("choices").get(0)), version == 1 ? v1 : version == 2 ? v2 : null);
+                            match = Arrays.equals(tokens(j.get("choices").get(0)), version == 1 ? v1 : version == 2 ? v2 : null);
                         }
                         answers.add(new long[] {r.statusCode(), version, match ? 1 : 0});
                     } catch (Exception e) {
@@ -185,7 +194,7 @@ class InferenceServiceTest {
 
     @Test
     void theHttpPolicyGetsTokensLogprobsAndTheVersion() throws Exception {
-        var policy = new ai.openalice.rl.policy.OpenAiPolicy(base.toURI(), null, -1, java.time.Duration.ofSeconds(30));
+        var policy = new OpenAiPolicy(base.toURI(), null, -1, Duration.ofSeconds(30));
         var c = policy.complete(CompletionRequest.greedy(new ByteTokenizer().encode(PROMPT), 8));
         assertTrue(c.policyVersion() == 1 || c.policyVersion() == 2, "version " + c.policyVersion());
         assertArrayEquals(expected(c.policyVersion()), c.tokens());
@@ -194,7 +203,7 @@ class InferenceServiceTest {
 
     private double promptTokensFromCache() throws Exception {
         String text = http.send(HttpRequest.newBuilder(URI.create(base + "q/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
-        var m = java.util.regex.Pattern.compile("(?m)^inference_prompt_tokens_total\\{[^}]*source=\"prefix_cache\"[^}]*} (\\S+)$").matcher(text);
+        var m = Pattern.compile("(?m)^inference_prompt_tokens_total\\{[^}]*source=\"prefix_cache\"[^}]*} (\\S+)$").matcher(text);
         return m.find() ? Double.parseDouble(m.group(1)) : 0;
     }
 
@@ -207,8 +216,8 @@ class InferenceServiceTest {
         int[] completion = tokens(first);
         assertEquals(8, completion.length);
         int[] prompt = t.encode(PROMPT);
-        int[] next = java.util.stream.IntStream.concat(java.util.stream.IntStream.concat(java.util.Arrays.stream(prompt),
-                java.util.Arrays.stream(completion)), java.util.Arrays.stream(t.encode("\nok"))).toArray();
+        int[] next = IntStream.concat(IntStream.concat(Arrays.stream(prompt),
+                Arrays.stream(completion)), Arrays.stream(t.encode("\nok"))).toArray();
         double before = promptTokensFromCache();
         var body = M.readTree(post(M.writeValueAsString(Map.of("prompt", next, "max_tokens", 8, "temperature", 0, "policy_version", version))).body());
         // The first turn's cache covers its prompt and the 7 completion tokens fed back (the 8th ended it unfed).
@@ -249,15 +258,15 @@ class InferenceServiceTest {
      */
     @Test
     void generatedBadBodiesAreProblemsNeverA5xx() {
-        var completion = ai.openalice.rl.testkit.Mutations.parse("{\"prompt\": [1, 2, 3], \"max_tokens\": 2, \"temperature\": 0.5, \"n\": 1, \"stop\": [\"x\"], "
+        var completion = Mutations.parse("{\"prompt\": [1, 2, 3], \"max_tokens\": 2, \"temperature\": 0.5, \"n\": 1, \"stop\": [\"x\"], "
                 + "\"logprobs\": 1}");
-        var expected = java.util.Set.of(200, 400, 404);
-        var wrong = ai.openalice.rl.testkit.FuzzDoor.send(URI.create(base + "v1/completions"), new ai.openalice.rl.testkit.Mutations(11L).of(completion, 150),
+        var expected = Set.of(200, 400, 404);
+        var wrong = FuzzDoor.send(URI.create(base + "v1/completions"), new Mutations(11L).of(completion, 150),
                 expected);
         assertEquals(List.of(), wrong, String.join("\n", wrong));
-        var chat = ai.openalice.rl.testkit.Mutations.parse("{\"messages\": [{\"role\": \"system\", \"content\": \"be brief\"}, "
+        var chat = Mutations.parse("{\"messages\": [{\"role\": \"system\", \"content\": \"be brief\"}, "
                 + "{\"role\": \"user\", \"content\": \"hi\"}], \"max_tokens\": 2, \"temperature\": 0.5}");
-        wrong = ai.openalice.rl.testkit.FuzzDoor.send(URI.create(base + "v1/chat/completions"), new ai.openalice.rl.testkit.Mutations(12L).of(chat, 150),
+        wrong = FuzzDoor.send(URI.create(base + "v1/chat/completions"), new Mutations(12L).of(chat, 150),
                 expected);
         assertEquals(List.of(), wrong, String.join("\n", wrong));
     }

@@ -17,6 +17,7 @@ import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import java.io.IOException;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpClient;
@@ -57,7 +58,7 @@ class SmolLm2ServingTest {
             HfModel m = HfModel.load(source);
             Checkpoint.saveHf(dir, m.config(), source, m.floats(), null, DType.F32, 3, 0, Map.of(), 0);
             return dir;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }

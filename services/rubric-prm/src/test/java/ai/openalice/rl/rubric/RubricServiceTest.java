@@ -22,6 +22,9 @@ import ai.openalice.rl.events.VerificationCompleted;
 import ai.openalice.rl.events.VerificationStatus;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskReader;
+import ai.openalice.rl.events.task.TaskVersioning;
+import ai.openalice.rl.testkit.FuzzDoor;
+import ai.openalice.rl.testkit.Mutations;
 import ai.openalice.rl.testkit.TestStack;
 import ai.openalice.rl.testkit.Topics;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -39,6 +42,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -120,7 +124,7 @@ class RubricServiceTest {
     /** No rollouts.completed is sent: the verdict alone is what rubric-prm scores. */
     @Test
     void resolvedRolloutsGetTheComposedRewardOnceAndInfraFailuresAreMasked() throws Exception {
-        send(tasksTopic, new TaskAccepted(task().instanceId(), 1, ai.openalice.rl.events.task.TaskVersioning.contentHash(task().raw()), task().raw()));
+        send(tasksTopic, new TaskAccepted(task().instanceId(), 1, TaskVersioning.contentHash(task().raw()), task().raw()));
         UUID group = UUID.randomUUID();
         UUID good = UUID.randomUUID();
         var verdict = verdict(group, good, VerificationStatus.RESOLVED, Termination.SUBMITTED, task().patch());
@@ -187,12 +191,12 @@ class RubricServiceTest {
         body.set("trajectory", EventCodec.mapper().valueToTree(cleanFix()));
         body.put("patch", task().patch());
         body.put("resolved", false);
-        var wrong = ai.openalice.rl.testkit.FuzzDoor.send(URI.create(base + "score"), new ai.openalice.rl.testkit.Mutations(9L).of(body, 200),
-                java.util.Set.of(200, 400));
+        var wrong = FuzzDoor.send(URI.create(base + "score"), new Mutations(9L).of(body, 200),
+                Set.of(200, 400));
         assertEquals(List.of(), wrong, String.join("\n", wrong));
         body.putArray("candidates").add(M.createObjectNode().put("tool", "submit"));
-        wrong = ai.openalice.rl.testkit.FuzzDoor.send(URI.create(base + "step-utility"), new ai.openalice.rl.testkit.Mutations(10L).of(body, 200),
-                java.util.Set.of(200, 400));
+        wrong = FuzzDoor.send(URI.create(base + "step-utility"), new Mutations(10L).of(body, 200),
+                Set.of(200, 400));
         assertEquals(List.of(), wrong, String.join("\n", wrong));
     }
 }

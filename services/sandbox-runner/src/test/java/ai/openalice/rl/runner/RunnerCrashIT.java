@@ -3,6 +3,7 @@ package ai.openalice.rl.runner;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.events.AgentTask;
 import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
@@ -22,6 +23,7 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.File;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -97,7 +99,7 @@ class RunnerCrashIT {
     private RolloutRequested request(UUID rolloutId) {
         Path tasks = Path.of("..", "..", "examples", "tasks", "calc.jsonl").toAbsolutePath().normalize();
         Task t = ((TaskReader.Line.Valid) TaskReader.read(tasks).getFirst()).task();
-        var view = new ai.openalice.rl.events.AgentTask(t.instanceId(), 1, null, t.problemStatement(), t.workspace(), new Limits(40, null, 300, 60));
+        var view = new AgentTask(t.instanceId(), 1, null, t.problemStatement(), t.workspace(), new Limits(40, null, 300, 60));
         var ref = new RolloutRef(t.instanceId(), 1, null, UUID.randomUUID(), rolloutId, 0, 1, 1, 0, RolloutRef.Mode.TRAIN, null,
                 new RolloutRef.Sampling(1.0, 1.0, 64, 1L));
         return new RolloutRequested(ref, view, Instant.now().plusSeconds(600));
@@ -134,7 +136,7 @@ class RunnerCrashIT {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             while (System.nanoTime() < deadline) {
                 for (var rec : c.poll(Duration.ofMillis(300))) {
-                    if (new String(rec.value(), java.nio.charset.StandardCharsets.UTF_8).contains(rolloutId.toString())) {
+                    if (new String(rec.value(), StandardCharsets.UTF_8).contains(rolloutId.toString())) {
                         n++;
                     }
                 }

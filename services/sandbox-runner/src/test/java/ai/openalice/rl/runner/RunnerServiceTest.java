@@ -16,6 +16,7 @@ import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.VerificationStatus;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskReader;
+import ai.openalice.rl.events.task.TaskVersioning;
 import ai.openalice.rl.harness.Harness;
 import ai.openalice.rl.harness.VerifierOptions;
 import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
@@ -63,7 +64,7 @@ class RunnerServiceTest {
 
     private static RolloutRequested request(UUID rolloutId) {
         Task t = task();
-        AgentTask view = t.agentView(1, ai.openalice.rl.events.task.TaskVersioning.contentHash(t.raw()));
+        AgentTask view = t.agentView(1, TaskVersioning.contentHash(t.raw()));
         var ref = new RolloutRef(t.instanceId(), 1, view.contentHash(), UUID.randomUUID(), rolloutId, 0, 1, 2, 0, RolloutRef.Mode.TRAIN, null,
                 new RolloutRef.Sampling(1.0, 1.0, 256, 1L));
         return new RolloutRequested(ref, view, Instant.now().plusSeconds(600));
@@ -110,7 +111,7 @@ class RunnerServiceTest {
         RolloutCompleted done = first.getFirst();
         assertEquals(Termination.SUBMITTED, done.termination());
         assertEquals(requested.ref(), done.ref(), "the header as requested, carried to the verifier");
-        assertEquals(ai.openalice.rl.events.task.TaskVersioning.contentHash(task().raw()), done.ref().contentHash());
+        assertEquals(TaskVersioning.contentHash(task().raw()), done.ref().contentHash());
         assertEquals(2, ((TrajectoryRef.Inline) done.trajectory()).trajectory().turns().size());
         try (var sandboxes = new LocalSandboxProvider(LocalSandboxConfig.defaults().withRoot(Path.of("/tmp/alice-rl-test-runner-verify")))) {
             var verdict = new Harness(sandboxes, VerifierOptions.defaults()).verify(task(), done.patch());

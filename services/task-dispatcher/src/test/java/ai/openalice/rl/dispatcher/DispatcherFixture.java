@@ -18,10 +18,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,7 +53,7 @@ final class DispatcherFixture {
             }
             ((ObjectNode) node.get("workspace")).put("path", TASKS.getParent().resolve("calc-repo").toString());
             return node;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }
@@ -66,7 +68,7 @@ final class DispatcherFixture {
     static void sendAs(String producer, String topic, EventPayload p) throws Exception {
         var env = Envelope.of(p);
         var rec = new ProducerRecord<>(topic, env.key(), EventCodec.encode(env));
-        rec.headers().add(OutboxRelay.PRODUCER_HEADER, producer.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        rec.headers().add(OutboxRelay.PRODUCER_HEADER, producer.getBytes(StandardCharsets.UTF_8));
         try (var producerClient = new KafkaProducer<String, byte[]>(TestStack.producerProperties())) {
             producerClient.send(rec).get(30, TimeUnit.SECONDS);
         }

@@ -14,6 +14,7 @@ import java.io.File;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,6 +24,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongPredicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.awaitility.core.ConditionTimeoutException;
@@ -62,12 +64,12 @@ class DispatcherRestartIT {
                 rs.next();
                 return rs.getLong(1);
             }
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             return -1; // the schema is not there yet
         }
     }
 
-    private static void awaitCount(String what, String sql, java.util.function.LongPredicate ok, Duration wait) throws Exception {
+    private static void awaitCount(String what, String sql, LongPredicate ok, Duration wait) throws Exception {
         long[] n = {-1};
         try {
             Waits.until(what, wait, () -> ok.test(n[0] = count(sql)));

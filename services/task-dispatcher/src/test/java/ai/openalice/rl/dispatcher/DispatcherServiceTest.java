@@ -21,6 +21,7 @@ import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.VerificationCompleted;
 import ai.openalice.rl.events.VerificationStatus;
+import ai.openalice.rl.servicekit.Inbox;
 import ai.openalice.rl.testkit.Waits;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -30,6 +31,7 @@ import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -37,6 +39,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -77,7 +80,7 @@ class DispatcherServiceTest {
     Pool pool;
 
     @Inject
-    ai.openalice.rl.servicekit.Inbox inbox;
+    Inbox inbox;
 
     @BeforeEach
     void clean() {
@@ -348,21 +351,21 @@ class DispatcherServiceTest {
     /** The task-dispatcher only observes the rollout topics, but an event it cannot read is still dead-lettered, never skipped silently. */
     @Test
     void anEventItCannotReadGoesToTheDeadLetterTopicWithTheReason() throws Exception {
-        send(scoredTopic, "junk", "{not json".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        send(scoredTopic, "junk", "{not json".getBytes(StandardCharsets.UTF_8));
         String dlq = inbox.deadLetterTopic(Topic.REWARDS_SCORED);
         await("the dead letter on " + dlq, () -> records(dlq, 1, Duration.ofSeconds(3)).stream().anyMatch(r ->
-                header(r, ai.openalice.rl.servicekit.Inbox.REASON_HEADER).startsWith("not JSON")
-                        && header(r, ai.openalice.rl.servicekit.Inbox.TOPIC_HEADER).equals(scoredTopic)
-                        && header(r, ai.openalice.rl.servicekit.Inbox.CONSUMER_HEADER).contains("dispatcher")));
+                header(r, Inbox.REASON_HEADER).startsWith("not JSON")
+                        && header(r, Inbox.TOPIC_HEADER).equals(scoredTopic)
+                        && header(r, Inbox.CONSUMER_HEADER).contains("dispatcher")));
     }
 
-    static String header(org.apache.kafka.clients.consumer.ConsumerRecord<String, byte[]> r, String name) {
+    static String header(ConsumerRecord<String, byte[]> r, String name) {
         var h = r.headers().lastHeader(name);
-        return h == null ? "" : new String(h.value(), java.nio.charset.StandardCharsets.UTF_8);
+        return h == null ? "" : new String(h.value(), StandardCharsets.UTF_8);
     }
 
     static List<RolloutRequested> inGroup(List<RolloutRequested> all, UUID g) {
-        return all.stream().filter(r -> r.groupId().equals(g)).sorted(java.util.Comparator.comparing(RolloutRequested::memberIndex)
+        return all.stream().filter(r -> r.groupId().equals(g)).sorted(Comparator.comparing(RolloutRequested::memberIndex)
                 .thenComparing(RolloutRequested::attempt)).toList();
     }
 

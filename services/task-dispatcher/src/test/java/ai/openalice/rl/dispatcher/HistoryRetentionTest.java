@@ -8,6 +8,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -29,7 +30,7 @@ class HistoryRetentionTest {
     void group(UUID id, String task, String mode, String state, UUID eval, int createdDaysAgo, Integer finishedDaysAgo) {
         pool.preparedQuery("INSERT INTO dispatcher.groups (group_id, task_id, task_version, policy_version, size, mode, eval_run_id, state,"
                 + " created_at, finished_at) VALUES ($1, $2, 1, 0, 2, $3, $4, $5, now() - make_interval(days => $6), now() - make_interval(days => $7))")
-                .execute(Tuple.from(java.util.Arrays.asList(id, task, mode, eval, state, createdDaysAgo, finishedDaysAgo))).await().indefinitely();
+                .execute(Tuple.from(Arrays.asList(id, task, mode, eval, state, createdDaysAgo, finishedDaysAgo))).await().indefinitely();
         for (int m = 0; m < 2; m++) {
             pool.preparedQuery("INSERT INTO dispatcher.rollouts (rollout_id, group_id, member_index, attempt, state) VALUES ($1, $2, $3, 1, 'scored')")
                     .execute(Tuple.of(UUID.randomUUID(), id, m)).await().indefinitely();

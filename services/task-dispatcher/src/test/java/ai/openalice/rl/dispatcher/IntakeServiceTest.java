@@ -15,6 +15,7 @@ import ai.openalice.rl.events.TaskRejected;
 import ai.openalice.rl.events.TaskSubmitted;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.task.TaskVersioning;
+import ai.openalice.rl.testkit.TestStack;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -22,8 +23,12 @@ import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.URL;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.config.ConfigResource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -93,13 +98,13 @@ class IntakeServiceTest {
         var accepted = records(acceptedTopic, Integer.MAX_VALUE, Duration.ofSeconds(5)).stream()
                 .map(r -> ((EventCodec.Decoded.Ok<TaskAccepted>) EventCodec.<TaskAccepted>decode(Topic.TASKS_ACCEPTED, r.value())).envelope().payload())
                 .filter(a -> a.taskId().equals(id))
-                .sorted(java.util.Comparator.comparingInt(TaskAccepted::version)).toList(); // two keys: two partitions, in no set order
+                .sorted(Comparator.comparingInt(TaskAccepted::version)).toList(); // two keys: two partitions, in no set order
         assertEquals(List.of(1, 2), accepted.stream().map(TaskAccepted::version).toList(), accepted.toString());
         assertEquals("a different statement", accepted.get(1).task().get("problem_statement").asText());
         assertEquals(TaskVersioning.contentHash(accepted.get(1).task()), accepted.get(1).contentHash());
         assertEquals(List.of(id + ":1", id + ":2"), accepted.stream().map(TaskAccepted::key).toList());
-        var resource = new org.apache.kafka.common.config.ConfigResource(org.apache.kafka.common.config.ConfigResource.Type.TOPIC, acceptedTopic);
-        try (var admin = ai.openalice.rl.testkit.TestStack.kafkaAdmin()) {
+        var resource = new ConfigResource(ConfigResource.Type.TOPIC, acceptedTopic);
+        try (var admin = TestStack.kafkaAdmin()) {
             await("tasks.accepted compacted", () -> "compact".equals(cleanupPolicy(admin, resource)));
         }
         var nul = rejected.stream().filter(r -> (id + "-nul").equals(r.taskId())).findFirst().orElseThrow();
@@ -116,9 +121,9 @@ class IntakeServiceTest {
         assertEquals("publisher-x", d.body().get("source").asText());
     }
 
-    private static String cleanupPolicy(org.apache.kafka.clients.admin.Admin admin, org.apache.kafka.common.config.ConfigResource topic) {
+    private static String cleanupPolicy(Admin admin, ConfigResource topic) {
         try {
-            return admin.describeConfigs(List.of(topic)).all().get(10, java.util.concurrent.TimeUnit.SECONDS).get(topic).get("cleanup.policy").value();
+            return admin.describeConfigs(List.of(topic)).all().get(10, TimeUnit.SECONDS).get(topic).get("cleanup.policy").value();
         } catch (Exception e) {
             return null; // not there yet
         }

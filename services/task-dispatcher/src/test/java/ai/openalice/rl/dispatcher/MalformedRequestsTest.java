@@ -7,10 +7,15 @@ import ai.openalice.rl.testkit.FuzzDoor;
 import ai.openalice.rl.testkit.Mutations;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.Socket;
 import java.net.URI;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -50,12 +55,12 @@ class MalformedRequestsTest {
     @Test
     void aBodyPastTheLimitIs413() throws Exception {
         var u = uri("/tasks");
-        try (var socket = new java.net.Socket(u.getHost(), u.getPort())) {
+        try (var socket = new Socket(u.getHost(), u.getPort())) {
             socket.setSoTimeout(30_000);
             socket.getOutputStream().write(("POST /tasks HTTP/1.1\r\nHost: " + u.getHost() + "\r\nContent-Type: application/json\r\nContent-Length: "
-                    + 11 * 1024 * 1024 + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    + 11 * 1024 * 1024 + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();
-            String status = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(), java.nio.charset.StandardCharsets.US_ASCII))
+            String status = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII))
                     .readLine();
             assertEquals("HTTP/1.1 413 Request Entity Too Large", status);
         }
@@ -70,7 +75,7 @@ class MalformedRequestsTest {
     void aTaskTooLargeForItsKafkaRecordsIsRefusedNamingItsSize() throws Exception {
         var r = DispatcherFixture.http(uri("/tasks?source=fuzz"), "POST", task("too-large", "train", "x".repeat(950_000)).toString());
         assertEquals(400, r.status(), r.body().toString());
-        org.junit.jupiter.api.Assertions.assertTrue(r.body().toString().contains("over dispatcher.max-task-bytes (900000)"), r.body().toString());
+        Assertions.assertTrue(r.body().toString().contains("over dispatcher.max-task-bytes (900000)"), r.body().toString());
         assertEquals(404, DispatcherFixture.http(uri("/tasks/too-large"), "GET", null).status(), "nothing was stored");
     }
 }

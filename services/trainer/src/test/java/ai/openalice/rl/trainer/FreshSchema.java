@@ -2,6 +2,7 @@ package ai.openalice.rl.trainer;
 
 import ai.openalice.rl.testkit.TestStack;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import java.sql.SQLException;
 import java.util.Map;
 
 /** Drops the trainer's schema before the application starts: its registry and ledger start empty, as on a first deployment. */
@@ -10,7 +11,7 @@ public class FreshSchema implements QuarkusTestResourceLifecycleManager {
     public Map<String, String> start() {
         try (var c = TestStack.openDatabase(); var st = c.createStatement()) {
             st.execute("DROP SCHEMA IF EXISTS trainer CASCADE");
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
         return Map.of();

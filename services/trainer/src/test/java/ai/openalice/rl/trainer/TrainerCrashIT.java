@@ -7,6 +7,7 @@ import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.EventPayload;
 import ai.openalice.rl.events.RolloutRef;
+import ai.openalice.rl.events.RunProfile;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.TrainingMetrics;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
@@ -61,7 +62,7 @@ class TrainerCrashIT {
 
     /** A group of two sampled at the packaged trainer's temperature (the run profile's), which it would refuse otherwise. */
     private void group(UUID g) throws Exception {
-        double t = Double.parseDouble(ai.openalice.rl.events.RunProfile.TEMPERATURE);
+        double t = Double.parseDouble(RunProfile.TEMPERATURE);
         TrainerServiceTest.send("rewards.scored" + suffix, TrainerServiceTest.scored(g, UUID.randomUUID(), 0, 2, 1, false, RolloutRef.Mode.TRAIN, t));
         TrainerServiceTest.send("rewards.scored" + suffix, TrainerServiceTest.scored(g, UUID.randomUUID(), 0, 2, 0, false, RolloutRef.Mode.TRAIN, t));
     }
@@ -113,8 +114,8 @@ class TrainerCrashIT {
             var again = published.get(2);
             assertEquals(1, again.policyVersion(), "B announces the checkpoint it resumed, with its terms, before it trains");
             // the packaged trainer's terms: the run profile's temperature, batch-groups 1 × checkpoint-every 2 groups a version, its context 64
-            assertEquals(new CheckpointPublished.Terms(Double.parseDouble(ai.openalice.rl.events.RunProfile.TEMPERATURE),
-                    Boolean.parseBoolean(ai.openalice.rl.events.RunProfile.COMPACT_FILTER), 100, 2, 64), again.terms());
+            assertEquals(new CheckpointPublished.Terms(Double.parseDouble(RunProfile.TEMPERATURE),
+                    Boolean.parseBoolean(RunProfile.COMPACT_FILTER), 100, 2, 64), again.terms());
             var v2 = published.get(3);
             assertEquals(2, v2.policyVersion());
             assertEquals(4, v2.step());

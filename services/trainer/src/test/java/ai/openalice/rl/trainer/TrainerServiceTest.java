@@ -10,6 +10,7 @@ import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.EventPayload;
+import ai.openalice.rl.events.MaskKind;
 import ai.openalice.rl.events.RewardScored;
 import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.Termination;
@@ -22,6 +23,8 @@ import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.testkit.TestStack;
 import ai.openalice.rl.testkit.Topics;
 import ai.openalice.rl.testkit.Waits;
+import ai.openalice.rl.trainer.repository.TrainerStore;
+import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -29,6 +32,7 @@ import jakarta.inject.Inject;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -48,7 +52,7 @@ import org.junit.jupiter.api.Test;
  * trajectories no step reads again while every ledger row stays.
  */
 @QuarkusTest
-@io.quarkus.test.common.QuarkusTestResource(FreshSchema.class)
+@QuarkusTestResource(FreshSchema.class)
 class TrainerServiceTest {
     static final Duration WAIT = Duration.ofSeconds(60);
 
@@ -65,7 +69,7 @@ class TrainerServiceTest {
     Pool pool;
 
     @Inject
-    ai.openalice.rl.trainer.repository.TrainerStore store;
+    TrainerStore store;
 
     long withTrajectory() {
         return pool.query("SELECT count(*) FROM trainer.samples WHERE trajectory IS NOT NULL").execute().await().atMost(WAIT).iterator().next().getLong(0);
@@ -93,7 +97,7 @@ class TrainerServiceTest {
         var t = new Trajectory(List.of(new Turn(0, List.of(257, 10, 11), List.of(20, 21, 22, 258), List.of(-1.0, -1.5, -2.0, -0.5), version,
                 new Action("submit", null, null), "Submitted.", 1, 1)));
         if (infra) {
-            return new RewardScored(ref, true, "episode ended in infra_error", ai.openalice.rl.events.MaskKind.EPISODE_INFRA_ERROR, Termination.INFRA_ERROR, null, null,
+            return new RewardScored(ref, true, "episode ended in infra_error", MaskKind.EPISODE_INFRA_ERROR, Termination.INFRA_ERROR, null, null,
                     0.8, null, null, List.of(), new TrajectoryRef.Inline(new Trajectory(List.of())));
         }
         double r = rExec == 1 ? 0.9 : 0.1;
@@ -210,7 +214,7 @@ class TrainerServiceTest {
         // dropped on its first member, so the second member of E, S or hot may still be on its way (another partition): wait for it
         Waits.until("17 samples", WAIT, () -> withTrajectory() >= 17);
         assertEquals(17, withTrajectory());
-        var soon = java.time.Instant.now().plusSeconds(5);
+        var soon = Instant.now().plusSeconds(5);
         assertEquals(12, store.dropTrajectories(1, soon, 1000), "step 1's samples and the dropped groups'");
         assertEquals(5, withTrajectory(), "step 2's stay");
         assertEquals(2, store.dropTrajectories(2, soon, 2), "a batch is a batch");

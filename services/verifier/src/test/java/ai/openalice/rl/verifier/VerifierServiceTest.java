@@ -20,20 +20,28 @@ import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.VerificationCompleted;
 import ai.openalice.rl.events.VerificationStatus;
 import ai.openalice.rl.events.task.Task;
+import ai.openalice.rl.events.task.TaskParser;
 import ai.openalice.rl.events.task.TaskReader;
 import ai.openalice.rl.events.task.TaskVersioning;
+import ai.openalice.rl.servicekit.Inbox;
+import ai.openalice.rl.servicekit.TaskReplica;
 import ai.openalice.rl.testkit.TestStack;
 import ai.openalice.rl.testkit.Topics;
 import ai.openalice.rl.testkit.Waits;
+import ai.openalice.rl.verifier.repository.VerificationRepository;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.arc.Arc;
 import io.quarkus.test.junit.QuarkusTest;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -72,13 +80,13 @@ class VerifierServiceTest {
     String deadLetterTopic;
 
     @Inject
-    ai.openalice.rl.servicekit.Inbox inbox;
+    Inbox inbox;
 
     @Inject
     MeterRegistry registry;
 
     @Inject
-    io.vertx.mutiny.sqlclient.Pool pool;
+    Pool pool;
 
     KafkaProducer<String, byte[]> producer;
     Task task;
@@ -91,7 +99,7 @@ class VerifierServiceTest {
         // On the wire, publishers send resolved (absolute) workspace paths.
         ObjectNode raw = task.raw();
         ((ObjectNode) raw.get("workspace")).put("path", TASKS.getParent().resolve("calc-repo").toString());
-        task = ((ai.openalice.rl.events.task.TaskParser.Result.Valid) new ai.openalice.rl.events.task.TaskParser(Path.of("/")).parse(raw)).task();
+        task = ((TaskParser.Result.Valid) new TaskParser(Path.of("/")).parse(raw)).task();
         contentHash = TaskVersioning.contentHash(raw);
         submittedTopic = acceptedTopic.replace(Topic.TASKS_ACCEPTED.topicName(), Topic.TASKS_SUBMITTED.topicName());
         send(acceptedTopic, new TaskAccepted(task.instanceId(), 1, contentHash, raw));
@@ -209,7 +217,7 @@ class VerifierServiceTest {
         var v = verdictsFor(id, Duration.ofSeconds(60), 1, false);
         assertEquals(VerificationStatus.RESOLVED, v.getFirst().status(), String.valueOf(v.getFirst().error()));
         var rows = pool.preparedQuery("SELECT version, content_hash FROM verifier.tasks WHERE task_id = $1 ORDER BY version")
-                .execute(io.vertx.mutiny.sqlclient.Tuple.of(task.instanceId())).await().atMost(Duration.ofSeconds(10));
+                .execute(Tuple.of(task.instanceId())).await().atMost(Duration.ofSeconds(10));
         var versions = new ArrayList<String>();
         rows.forEach(r -> versions.add(r.getInteger("version") + ":" + r.getString("content_hash")));
         assertEquals(List.of("1:" + contentHash, "2:" + v2Hash), versions, "exactly the dispatcher's versions, nothing from tasks.submitted");
@@ -222,7 +230,7 @@ class VerifierServiceTest {
         pool.query("CREATE SCHEMA IF NOT EXISTS verifier_rebuilt").execute().await().atMost(wait);
         pool.query("CREATE TABLE IF NOT EXISTS verifier_rebuilt.tasks (LIKE verifier.tasks INCLUDING ALL)").execute().await().atMost(wait);
         pool.query("TRUNCATE verifier_rebuilt.tasks").execute().await().atMost(wait);
-        var rebuilt = new ai.openalice.rl.servicekit.TaskReplica(pool, "verifier_rebuilt");
+        var rebuilt = new TaskReplica(pool, "verifier_rebuilt");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         String live = "SELECT version || ':' || content_hash AS v FROM verifier.tasks WHERE task_id = $1 ORDER BY version";
         List<String> held;
@@ -249,7 +257,7 @@ class VerifierServiceTest {
 
     private List<String> column(String sql, String taskId) {
         var out = new ArrayList<String>();
-        pool.preparedQuery(sql).execute(io.vertx.mutiny.sqlclient.Tuple.of(taskId)).await().atMost(Duration.ofSeconds(30))
+        pool.preparedQuery(sql).execute(Tuple.of(taskId)).await().atMost(Duration.ofSeconds(30))
                 .forEach(r -> out.add(r.getString(0)));
         return out;
     }
@@ -331,7 +339,7 @@ class VerifierServiceTest {
      */
     @Test
     void finishedVerificationsGoAfterTheWindowAndRunningClaimsNever() {
-        var repository = io.quarkus.arc.Arc.container().instance(ai.openalice.rl.verifier.repository.VerificationRepository.class).get();
+        var repository = Arc.container().instance(VerificationRepository.class).get();
         String task = "retention-" + UUID.randomUUID();
         UUID old1 = UUID.randomUUID(), old2 = UUID.randomUUID(), recent = UUID.randomUUID(), running = UUID.randomUUID();
         for (Object[] row : new Object[][] {{old1, "done", 15}, {old2, "done", 16}, {recent, "done", 13}, {running, "running", 20}}) {
@@ -339,15 +347,15 @@ class VerifierServiceTest {
                     INSERT INTO verifier.verifications (rollout_id, task_id, task_version, group_id, policy_version, state, claimed_by, claimed_at,
                       finished_at) VALUES ($1, $2, 1, $1, 0, $3, 'test', now() - make_interval(days => $4),
                       CASE WHEN $3 = 'done' THEN now() - make_interval(days => $4) END)""")
-                    .execute(io.vertx.mutiny.sqlclient.Tuple.of(row[0], task, row[1], row[2])).await().indefinitely();
+                    .execute(Tuple.of(row[0], task, row[1], row[2])).await().indefinitely();
         }
-        int first = repository.pruneFinished(java.time.Duration.ofDays(14), 1);
-        int second = repository.pruneFinished(java.time.Duration.ofDays(14), 1);
+        int first = repository.pruneFinished(Duration.ofDays(14), 1);
+        int second = repository.pruneFinished(Duration.ofDays(14), 1);
         assertEquals(1, first);
         assertEquals(1, second);
-        var left = new java.util.TreeSet<String>();
-        pool.preparedQuery("SELECT rollout_id FROM verifier.verifications WHERE task_id = $1").execute(io.vertx.mutiny.sqlclient.Tuple.of(task))
+        var left = new TreeSet<String>();
+        pool.preparedQuery("SELECT rollout_id FROM verifier.verifications WHERE task_id = $1").execute(Tuple.of(task))
                 .await().indefinitely().forEach(r -> left.add(r.getUUID("rollout_id").toString()));
-        assertEquals(new java.util.TreeSet<>(List.of(recent.toString(), running.toString())), left);
+        assertEquals(new TreeSet<>(List.of(recent.toString(), running.toString())), left);
     }
 }

@@ -1,6 +1,7 @@
 package ai.openalice.rl.agent.format;
 
 import ai.openalice.rl.agent.tools.Tool;
+import ai.openalice.rl.model.chat.ToolCalls;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
@@ -50,11 +51,11 @@ public final class JsonFunctionFormat implements ToolCallFormat {
     @Override
     public Parsed parse(String completion) {
         try {
-            var calls = ai.openalice.rl.model.chat.ToolCalls.parse(completion);
+            var calls = ToolCalls.parse(completion);
             if (!calls.isEmpty()) {
                 return new Parsed.Call(calls.getFirst().name(), calls.getFirst().arguments());
             }
-        } catch (ai.openalice.rl.model.chat.ToolCalls.Malformed e) {
+        } catch (ToolCalls.Malformed e) {
             return new Parsed.Unparsable(e.getMessage());
         }
         return new Parsed.Unparsable(llama ? "no function call found; answer with {\"name\": \"bash\", \"parameters\": {\"command\": \"ls\"}}"

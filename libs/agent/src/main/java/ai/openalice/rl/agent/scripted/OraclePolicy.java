@@ -5,6 +5,7 @@ import ai.openalice.rl.model.tokenizer.Tokenizer;
 import ai.openalice.rl.policy.Completion;
 import ai.openalice.rl.policy.CompletionRequest;
 import ai.openalice.rl.policy.Policy;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
@@ -62,7 +63,7 @@ public final class OraclePolicy implements Policy {
      * Replays a task's own oracle trajectory ({@code [{"tool": ..., "args": {...}}, ...]}, e.g.
      * tiny-swe's: look, fix, run the tests, submit) instead of the bare patch.
      */
-    public static OraclePolicy replaying(com.fasterxml.jackson.databind.JsonNode trajectory, Tokenizer tokenizer, ToolCallFormat format) {
+    public static OraclePolicy replaying(JsonNode trajectory, Tokenizer tokenizer, ToolCallFormat format) {
         if (trajectory == null || !trajectory.isArray() || trajectory.isEmpty()) {
             throw new IllegalArgumentException("an oracle trajectory is a non-empty array of {tool, args}");
         }

@@ -1,6 +1,10 @@
 package ai.openalice.rl.agent.tools;
 
 import ai.openalice.rl.sandbox.SandboxFileException;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,8 +28,8 @@ public final class Tools {
     }
 
     /** The tools as OpenAI function definitions ({@code type: function}, name, description, parameters). */
-    public com.fasterxml.jackson.databind.node.ArrayNode definitions() {
-        var out = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
+    public ArrayNode definitions() {
+        var out = JsonNodeFactory.instance.arrayNode();
         for (Tool t : byName.values()) {
             var f = out.addObject().put("type", "function").putObject("function");
             String usage = t.usage();
@@ -38,8 +42,8 @@ public final class Tools {
 
     static ObjectNode schema(String json) {
         try {
-            return (ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return (ObjectNode) new ObjectMapper().readTree(json);
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException("a tool's schema is not JSON", e);
         }
     }
@@ -59,7 +63,7 @@ public final class Tools {
             return Observation.error("unknown tool '" + tool + "'; available: " + String.join(", ", byName.keySet()));
         }
         try {
-            return t.run(args == null ? com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode() : args, ctx);
+            return t.run(args == null ? JsonNodeFactory.instance.objectNode() : args, ctx);
         } catch (Args.Bad | SandboxFileException e) {
             return Observation.error(e.getMessage());
         }

@@ -30,6 +30,8 @@ import ai.openalice.rl.sandbox.SandboxSpec;
 import ai.openalice.rl.sandbox.WorkspaceSource;
 import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
 import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,7 +84,7 @@ class AgentLoopTest {
     @Test
     void anOracleTrajectoryIsReplayedTurnByTurnAndResolvesTheTask() throws Exception {
         // tiny-swe style: look, run the tests, fix the line, run them again, submit (on the calc example's bug)
-        var steps = (com.fasterxml.jackson.databind.node.ArrayNode) new com.fasterxml.jackson.databind.ObjectMapper().readTree("""
+        var steps = (ArrayNode) new ObjectMapper().readTree("""
                 [{"tool": "file_editor", "args": {"command": "view", "path": "calc/ops.py"}},
                  {"tool": "bash", "args": {"command": "python3 -m unittest"}},
                  {"tool": "file_editor", "args": {"command": "str_replace", "path": "calc/ops.py", "old_str": "    return a - b", "new_str": "    return a + b"}},

@@ -15,6 +15,7 @@ import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskReader;
 import ai.openalice.rl.harness.Harness;
 import ai.openalice.rl.harness.VerifierOptions;
+import ai.openalice.rl.jinja.TemplateException;
 import ai.openalice.rl.model.chat.ChatTemplate;
 import ai.openalice.rl.model.chat.TemplateChat;
 import ai.openalice.rl.model.hf.TinyModels;
@@ -31,6 +32,7 @@ import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
 import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,6 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -154,7 +157,7 @@ class TemplateLoopTest {
         int[] rerendered = tok.encode(qwen3.render(messages, Tools.standard().definitions(), true, Map.of()));
         assertEquals(tok.decode(seen.get(4)), tok.decode(rerendered), "the layout agrees with the template's own rendering");
         // ... but a model that answers with an empty think block (thinking off) would see it vanish from earlier turns
-        var first = (com.fasterxml.jackson.databind.node.ObjectNode) messages.get(2);
+        var first = (ObjectNode) messages.get(2);
         first.put("content", "<think>\n\n</think>\n\n" + first.get("content").asText());
         String drifted = qwen3.render(messages, Tools.standard().definitions(), true, Map.of());
         assertTrue(!drifted.contains("<think>"), "re-rendering drops what the policy was conditioned on; the loop never re-renders");
@@ -164,7 +167,7 @@ class TemplateLoopTest {
     void aTokenizerWithoutTheTemplatesSpecialTokensIsRefusedNamingThem(@TempDir Path other) throws Exception {
         JSON.writeValue(other.resolve("tokenizer.json").toFile(), TinyModels.byteLevelTokenizer(List.of("<|endoftext|>")));
         try (var plain = HuggingFaceTokenizer.load(other.resolve("tokenizer.json"))) {
-            var e = org.junit.jupiter.api.Assertions.assertThrows(ai.openalice.rl.jinja.TemplateException.class,
+            var e = Assertions.assertThrows(TemplateException.class,
                     () -> new TemplateChat(qwen3, plain, Map.of()));
             assertEquals("the chat template writes [<|im_end|>, <|im_start|>] but the tokenizer has no such special token (it has [<|endoftext|>]):"
                     + " the model would read them as plain text", e.getMessage());

@@ -3,6 +3,7 @@ package ai.openalice.rl.events.task;
 import ai.openalice.rl.events.AgentTask;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
+import java.util.OptionalInt;
 
 /**
  * A validated task: a SWE-bench instance plus alice-rl's fields. {@code raw} is the task exactly
@@ -36,9 +37,9 @@ public record Task(
     }
 
     /** The Java major version the task's tests need ({@code toolchain.java}), when it names one. */
-    public java.util.OptionalInt javaVersion() {
+    public OptionalInt javaVersion() {
         var v = raw.path("toolchain").path("java");
-        return v.isMissingNode() || v.isNull() ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(Integer.parseInt(v.asText()));
+        return v.isMissingNode() || v.isNull() ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(v.asText()));
     }
 
     /** What the agent may see of this task (revision {@code taskVersion}), outside the loop (no content hash). */

@@ -3,6 +3,7 @@ package ai.openalice.rl.events.task;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -53,7 +54,7 @@ public final class TaskVersioning {
             Object tree = CANONICAL.treeToValue(task, Object.class); // maps, so that keys get sorted
             byte[] bytes = CANONICAL.writeValueAsString(tree).getBytes(StandardCharsets.UTF_8);
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (java.io.IOException | NoSuchAlgorithmException e) {
+        } catch (IOException | NoSuchAlgorithmException e) {
             throw new IllegalStateException("cannot hash a task", e);
         }
     }

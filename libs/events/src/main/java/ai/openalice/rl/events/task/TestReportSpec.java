@@ -2,6 +2,7 @@ package ai.openalice.rl.events.task;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import java.util.List;
 
 /**
  * How the verifier reads per-test results. Test ids: {@code pkg.Class#method} for JUnit,
@@ -32,6 +33,6 @@ public sealed interface TestReportSpec {
      * reporter; ids the tests' titles, as SWE-bench names them).
      */
     record Log(String parser) implements TestReportSpec {
-        public static final java.util.List<String> PARSERS = java.util.List.of("maven", "cargo", "jest", "mocha");
+        public static final List<String> PARSERS = List.of("maven", "cargo", "jest", "mocha");
     }
 }

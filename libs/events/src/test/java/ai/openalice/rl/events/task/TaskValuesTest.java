@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.StringReader;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -74,19 +77,19 @@ class TaskValuesTest {
     void theOtherWrongValuesAreNamedToo() throws Exception {
         assertEquals(List.of("limits: must be an object, got a string (wrong_type)"), errors("limits", "x"));
         assertEquals(List.of("test_report.parser: required for log: one of " + TestReportSpec.Log.PARSERS + " (missing)"),
-                errors("test_report", java.util.Map.of("format", "log")));
+                errors("test_report", Map.of("format", "log")));
         assertEquals(List.of("test_report.parser: 'gradle' is not a log parser: one of " + TestReportSpec.Log.PARSERS + " (unknown_type)"),
-                errors("test_report", java.util.Map.of("format", "log", "parser", "gradle")));
+                errors("test_report", Map.of("format", "log", "parser", "gradle")));
         assertEquals(List.of("workspace.repo: must be 'owner/name', got 'calc' (invalid_value)"),
-                errors("workspace", java.util.Map.of("type", "mirror", "repo", "calc", "commit", "abc")));
+                errors("workspace", Map.of("type", "mirror", "repo", "calc", "commit", "abc")));
         assertEquals(List.of("FAIL_TO_PASS: must list at least one test (invalid_value)"), errors("FAIL_TO_PASS", List.of()));
     }
 
     @Test
     void blankLinesAreSkippedAndCounted() throws Exception {
-        var lines = new java.util.ArrayList<TaskReader.Line>();
+        var lines = new ArrayList<TaskReader.Line>();
         String one = M.readTree(FULL).toString();
-        TaskReader.read(new java.io.StringReader("\n   \n" + one + "\n"), Path.of("/"), lines::add);
+        TaskReader.read(new StringReader("\n   \n" + one + "\n"), Path.of("/"), lines::add);
         assertEquals(1, lines.size(), "the blank lines are no tasks");
         assertEquals(3, ((TaskReader.Line.Valid) lines.getFirst()).number(), "but they count as lines");
     }
@@ -97,13 +100,13 @@ class TaskValuesTest {
         assertEquals(List.of("repo: must be a string, got an array (wrong_type)"), errors("repo", List.of()));
         assertEquals(List.of("version: must be a string or a number, got a boolean (wrong_type)"), errors("version", true));
         assertEquals(List.of("FAIL_TO_PASS: must be an array of test ids (or a JSON-encoded one), got an object (wrong_type)"),
-                errors("FAIL_TO_PASS", java.util.Map.of()));
-        var withNull = new java.util.ArrayList<Object>();
+                errors("FAIL_TO_PASS", Map.of()));
+        var withNull = new ArrayList<Object>();
         withNull.add(null);
         assertEquals(List.of("PASS_TO_PASS[0]: must be a non-empty test id string, got null (wrong_type)"), errors("PASS_TO_PASS", withNull));
-        assertEquals(List.of("limits.max_steps: must be >= 1, got 0 (invalid_value)"), errors("limits", java.util.Map.of("max_steps", 0)));
+        assertEquals(List.of("limits.max_steps: must be >= 1, got 0 (invalid_value)"), errors("limits", Map.of("max_steps", 0)));
         assertEquals(List.of("limits.max_steps: must be an integer, got a number (1.5) (wrong_type)"),
-                errors("limits", java.util.Map.of("max_steps", 1.5)));
+                errors("limits", Map.of("max_steps", 1.5)));
         assertEquals(List.of("split: must be \"train\" or \"eval\", got a boolean (wrong_type)"), errors("split", false));
     }
 }

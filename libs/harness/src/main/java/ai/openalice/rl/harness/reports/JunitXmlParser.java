@@ -2,14 +2,19 @@ package ai.openalice.rl.harness.reports;
 
 import ai.openalice.rl.events.TestStatus;
 import java.io.StringReader;
+import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import javax.xml.XMLConstants;
 import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.ParserConfigurationException;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 import org.xml.sax.InputSource;
+import org.xml.sax.helpers.DefaultHandler;
 
 /**
  * Reads JUnit XML reports (Maven Surefire, Gradle, {@code pytest --junitxml}): each
@@ -35,20 +40,20 @@ public final class JunitXmlParser implements TestReportParser {
         NO_ENTITY_EXPANSION
     }
 
-    private final java.util.Set<Defence> defences;
+    private final Set<Defence> defences;
 
     public JunitXmlParser() {
-        this(java.util.EnumSet.allOf(Defence.class));
+        this(EnumSet.allOf(Defence.class));
     }
 
-    JunitXmlParser(java.util.Set<Defence> defences) {
-        this.defences = java.util.Set.copyOf(defences);
+    JunitXmlParser(Set<Defence> defences) {
+        this.defences = Set.copyOf(defences);
     }
 
     /** What the last parse refused: a report (its index) or an outcome (-1). */
     private record Refusal(int file, String why) {}
 
-    private final List<Refusal> refusals = new java.util.ArrayList<>();
+    private final List<Refusal> refusals = new ArrayList<>();
 
     @Override
     public List<String> refused(List<String> names) {
@@ -65,7 +70,7 @@ public final class JunitXmlParser implements TestReportParser {
             NodeList cases;
             try {
                 var builder = factory().newDocumentBuilder();
-                builder.setErrorHandler(new org.xml.sax.helpers.DefaultHandler()); // report by exception, not on stderr
+                builder.setErrorHandler(new DefaultHandler()); // report by exception, not on stderr
                 var doc = builder.parse(new InputSource(new StringReader(xml)));
                 cases = doc.getElementsByTagName("testcase");
             } catch (Exception e) {
@@ -94,7 +99,7 @@ public final class JunitXmlParser implements TestReportParser {
         return results;
     }
 
-    private DocumentBuilderFactory factory() throws javax.xml.parsers.ParserConfigurationException {
+    private DocumentBuilderFactory factory() throws ParserConfigurationException {
         var f = DocumentBuilderFactory.newInstance();
         if (defences.contains(Defence.SECURE_PROCESSING)) {
             f.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);

@@ -1,6 +1,7 @@
 package ai.openalice.rl.harness.reports;
 
 import ai.openalice.rl.events.TestStatus;
+import java.util.List;
 import java.util.Map;
 
 /** Per-test outcomes read from a test run: test id → status. A test that is not in the map did not run. */
@@ -10,14 +11,14 @@ public interface TestReportParser {
      * @param output the run's stdout and stderr, for formats read from the console
      * @param files the report files' contents, for formats written to files (JUnit XML)
      */
-    Map<String, TestStatus> parse(String output, java.util.List<String> files);
+    Map<String, TestStatus> parse(String output, List<String> files);
 
     /**
      * What the last {@link #parse} refused, said for the verdict: report files it would not read
      * (named by {@code names}, parallel to the files it was given) and outcomes it did not take.
      */
-    default java.util.List<String> refused(java.util.List<String> names) {
-        return java.util.List.of();
+    default List<String> refused(List<String> names) {
+        return List.of();
     }
 
     /** Keeps the worse of two outcomes for one id (a test reported twice, e.g. by two report files). */

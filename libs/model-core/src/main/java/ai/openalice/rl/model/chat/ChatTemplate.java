@@ -4,6 +4,7 @@ import ai.openalice.rl.jinja.Template;
 import ai.openalice.rl.jinja.TemplateException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -154,7 +155,7 @@ public final class ChatTemplate {
             }
             var aliased = JSON.createObjectNode();
             aliased.set("thinking", reasoning); // first, as Python's {"thinking": r, **message, ...} orders it
-            aliased.setAll((com.fasterxml.jackson.databind.node.ObjectNode) m);
+            aliased.setAll((ObjectNode) m);
             aliased.set("reasoning_content", reasoning);
             out.add(aliased);
         }

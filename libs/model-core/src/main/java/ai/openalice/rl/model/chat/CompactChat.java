@@ -1,6 +1,10 @@
 package ai.openalice.rl.model.chat;
 
 import ai.openalice.rl.model.tokenizer.Tokenizer;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 
 /**
@@ -18,7 +22,7 @@ public final class CompactChat implements ChatLayout {
     }
 
     @Override
-    public int[] opening(String system, String user, com.fasterxml.jackson.databind.JsonNode tools) {
+    public int[] opening(String system, String user, JsonNode tools) {
         return ChatLayout.concat(system(system), user(user), assistant());
     }
 
@@ -37,8 +41,8 @@ public final class CompactChat implements ChatLayout {
      * the assistant's header, ready for the model to continue; an unknown role is an
      * {@link IllegalArgumentException} naming it.
      */
-    public int[] conversation(java.util.List<java.util.Map.Entry<String, String>> messages) {
-        var parts = new java.util.ArrayList<int[]>();
+    public int[] conversation(List<Map.Entry<String, String>> messages) {
+        var parts = new ArrayList<int[]>();
         for (int i = 0; i < messages.size(); i++) {
             String content = messages.get(i).getValue();
             parts.add(switch (messages.get(i).getKey()) {

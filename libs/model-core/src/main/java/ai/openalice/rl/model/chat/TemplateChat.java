@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import java.util.Map;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 /**
  * An episode laid out by the model's own chat template. The opening is the template's rendering of
@@ -39,7 +41,7 @@ public final class TemplateChat implements ChatLayout {
                 .putObject("parameters").put("type", "object");
         String probe = template.render(messages(), probeTools, true, extra);
         this.rendersTools = probe.contains(MARKER);
-        var missing = new java.util.TreeSet<String>();
+        var missing = new TreeSet<String>();
         var m = SPECIAL.matcher(probe);
         while (m.find()) {
             if (tokenizer.special(m.group()).isEmpty()) {
@@ -53,7 +55,7 @@ public final class TemplateChat implements ChatLayout {
     }
 
     /** How Qwen, Llama 3 and most current families name their special tokens. */
-    private static final java.util.regex.Pattern SPECIAL = java.util.regex.Pattern.compile("<\\|[A-Za-z0-9_]+\\|>");
+    private static final Pattern SPECIAL = Pattern.compile("<\\|[A-Za-z0-9_]+\\|>");
 
     private TemplateChat(TemplateChat checked) {
         this.template = checked.template;

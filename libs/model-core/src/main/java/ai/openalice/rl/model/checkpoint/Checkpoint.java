@@ -1,7 +1,16 @@
 package ai.openalice.rl.model.checkpoint;
 
 import ai.openalice.rl.model.GptConfig;
+import ai.openalice.rl.model.hf.DType;
+import ai.openalice.rl.model.hf.HfConfig;
+import ai.openalice.rl.model.hf.HfWeights;
+import ai.openalice.rl.model.hf.LoraAdapter;
+import ai.openalice.rl.model.hf.SafeTensors;
 import ai.openalice.rl.model.onnx.GptOnnxExport;
+import ai.openalice.rl.model.onnx.HfOnnxExport;
+import ai.openalice.rl.model.tokenizer.ByteTokenizer;
+import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
+import ai.openalice.rl.model.tokenizer.Tokenizer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
@@ -9,19 +18,26 @@ import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.regex.Pattern;
 
 /**
  * The checkpoint format: a folder with {@code model.onnx} (+ {@code model.onnx.data} for large
@@ -69,7 +85,7 @@ public final class Checkpoint {
      * write that fails removes its temporary folder (a full disk must not be kept full by the
      * failures); one a crash left behind is found by {@link #unfinished}.
      */
-    private static Manifest atomically(Path dir, Contents contents, java.util.function.Function<Map<String, Manifest.FileEntry>, Manifest> manifestOf) {
+    private static Manifest atomically(Path dir, Contents contents, Function<Map<String, Manifest.FileEntry>, Manifest> manifestOf) {
         Path tmp = dir.resolveSibling(dir.getFileName() + ".tmp-" + System.nanoTime());
         try {
             Files.createDirectories(tmp);
@@ -82,7 +98,7 @@ public final class Checkpoint {
             }
             Manifest manifest = manifestOf.apply(files);
             JSON.writeValue(tmp.resolve(Manifest.FILE_NAME).toFile(), manifest);
-            Files.move(tmp, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
             return manifest;
         } catch (IOException | RuntimeException e) {
             try {
@@ -99,7 +115,7 @@ public final class Checkpoint {
         }
     }
 
-    private static final java.util.regex.Pattern UNFINISHED = java.util.regex.Pattern.compile("v\\d+\\.tmp-\\d+");
+    private static final Pattern UNFINISHED = Pattern.compile("v\\d+\\.tmp-\\d+");
 
     /** Whether {@code dir} is the temporary folder of a checkpoint whose writing never finished ({@code v<N>.tmp-<nanos>}). */
     public static boolean unfinished(Path dir) {
@@ -109,7 +125,7 @@ public final class Checkpoint {
     /** Deletes a folder and everything in it. */
     public static void deleteTree(Path dir) throws IOException {
         try (var walk = Files.walk(dir)) {
-            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(p);
             }
         }
@@ -121,7 +137,7 @@ public final class Checkpoint {
     }
 
     /** Files of a HuggingFace model folder a checkpoint carries over as they are (those present). */
-    static final java.util.List<String> HF_SIDECARS = java.util.List.of("config.json", "tokenizer.json", "tokenizer_config.json",
+    static final List<String> HF_SIDECARS = List.of("config.json", "tokenizer.json", "tokenizer_config.json",
             "generation_config.json", "special_tokens_map.json", "chat_template.jinja"); // transformers 5 saves the template beside tokenizer_config.json
 
     /**
@@ -133,8 +149,8 @@ public final class Checkpoint {
      * {@code optimizer.bin} when there is optimizer state. {@code weights} are the full weights the
      * model computes with (with an adapter: merged).
      */
-    public static Manifest saveHf(Path dir, ai.openalice.rl.model.hf.HfConfig config, Path source, Map<String, float[]> weights,
-            ai.openalice.rl.model.hf.LoraAdapter adapter, ai.openalice.rl.model.hf.DType dtype, long policyVersion, long step,
+    public static Manifest saveHf(Path dir, HfConfig config, Path source, Map<String, float[]> weights,
+            LoraAdapter adapter, DType dtype, long policyVersion, long step,
             Map<String, float[]> optimizer, long optimizerStep) {
         return saveHf(dir, config, source, weights, adapter, dtype, policyVersion, step, optimizer, optimizerStep, true);
     }
@@ -144,13 +160,13 @@ public final class Checkpoint {
      * engine (SGLang, vLLM) serves, which reads the HuggingFace files — the export is the largest
      * file and the slowest part of writing a checkpoint of a large model.
      */
-    public static Manifest saveHf(Path dir, ai.openalice.rl.model.hf.HfConfig config, Path source, Map<String, float[]> weights,
-            ai.openalice.rl.model.hf.LoraAdapter adapter, ai.openalice.rl.model.hf.DType dtype, long policyVersion, long step,
+    public static Manifest saveHf(Path dir, HfConfig config, Path source, Map<String, float[]> weights,
+            LoraAdapter adapter, DType dtype, long policyVersion, long step,
             Map<String, float[]> optimizer, long optimizerStep, boolean onnx) {
         return atomically(dir, tmp -> {
             long weightBytes = 4L * weights.values().stream().mapToLong(w -> w.length).sum();
             if (onnx) {
-                ai.openalice.rl.model.onnx.HfOnnxExport.export(config, weights, tmp.resolve(ONNX), "v" + policyVersion, externalAbove(weightBytes));
+                HfOnnxExport.export(config, weights, tmp.resolve(ONNX), "v" + policyVersion, externalAbove(weightBytes));
             }
             for (String f : HF_SIDECARS) {
                 if (Files.isRegularFile(source.resolve(f))) {
@@ -163,9 +179,9 @@ public final class Checkpoint {
             if (adapter != null) {
                 adapter.save(tmp, dtype);
             } else {
-                var tensors = new LinkedHashMap<String, ai.openalice.rl.model.hf.SafeTensors.Tensor>();
-                config.tensors().forEach((name, shape) -> tensors.put(name, ai.openalice.rl.model.hf.SafeTensors.Tensor.of(dtype, shape, weights.get(name))));
-                ai.openalice.rl.model.hf.SafeTensors.write(tmp.resolve(ai.openalice.rl.model.hf.HfWeights.SINGLE), tensors, Map.of("format", "pt"));
+                var tensors = new LinkedHashMap<String, SafeTensors.Tensor>();
+                config.tensors().forEach((name, shape) -> tensors.put(name, SafeTensors.Tensor.of(dtype, shape, weights.get(name))));
+                SafeTensors.write(tmp.resolve(HfWeights.SINGLE), tensors, Map.of("format", "pt"));
             }
             if (!optimizer.isEmpty()) {
                 writeArrays(tmp.resolve(OPTIMIZER), optimizer, optimizerStep);
@@ -175,13 +191,13 @@ public final class Checkpoint {
     }
 
     /** The tokenizer a checkpoint names: the built-in byte tokenizer, or its own tokenizer.json. */
-    public static ai.openalice.rl.model.tokenizer.Tokenizer tokenizer(Path dir, Manifest m) {
+    public static Tokenizer tokenizer(Path dir, Manifest m) {
         if ("byte-v1".equals(m.tokenizer())) {
-            return new ai.openalice.rl.model.tokenizer.ByteTokenizer();
+            return new ByteTokenizer();
         }
         if (Manifest.HF_TOKENIZER.equals(m.tokenizer())) {
             try {
-                return ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer.forModel(dir);
+                return HuggingFaceTokenizer.forModel(dir);
             } catch (IOException | RuntimeException e) {
                 throw new CheckpointException(CheckpointException.Reason.CORRUPT, dir + "/tokenizer.json cannot be loaded: " + e.getMessage(), e);
             }
@@ -195,7 +211,7 @@ public final class Checkpoint {
         Manifest m;
         try {
             m = JSON.readValue(dir.resolve(Manifest.FILE_NAME).toFile(), Manifest.class);
-        } catch (NoSuchFileException | java.io.FileNotFoundException e) {
+        } catch (NoSuchFileException | FileNotFoundException e) {
             throw new CheckpointException(CheckpointException.Reason.MISSING, dir + " has no " + Manifest.FILE_NAME, e);
         } catch (IOException e) {
             throw new CheckpointException(CheckpointException.Reason.CORRUPT, dir + "/" + Manifest.FILE_NAME + " is unreadable: " + e.getMessage(), e);
@@ -261,7 +277,7 @@ public final class Checkpoint {
     /** sha256 (hex) of a file. */
     public static String sha256(Path file) throws IOException {
         try (InputStream in = new DigestInputStream(new BufferedInputStream(Files.newInputStream(file)), MessageDigest.getInstance("SHA-256"))) {
-            in.transferTo(java.io.OutputStream.nullOutputStream());
+            in.transferTo(OutputStream.nullOutputStream());
             return HexFormat.of().formatHex(((DigestInputStream) in).getMessageDigest().digest());
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);

@@ -6,8 +6,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -39,8 +41,8 @@ public record HfModel(Path dir, HfConfig config, HfWeights weights, Set<Integer>
     }
 
     /** Every tensor the config needs, as float32, in the config's order (all in memory: small models, checks and exports). */
-    public java.util.Map<String, float[]> floats() throws IOException {
-        var out = new java.util.LinkedHashMap<String, float[]>();
+    public Map<String, float[]> floats() throws IOException {
+        var out = new LinkedHashMap<String, float[]>();
         for (String name : config.tensors().keySet()) {
             out.put(name, weights.floats(name));
         }

@@ -14,6 +14,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -80,7 +81,7 @@ public final class SafeTensors {
         var metadata = new LinkedHashMap<String, String>();
         long expected = dataStart;
         var fields = json.properties().stream().sorted(Map.Entry.comparingByValue(
-                java.util.Comparator.comparingLong(v -> v.path("data_offsets").path(0).asLong()))).toList();
+                Comparator.comparingLong(v -> v.path("data_offsets").path(0).asLong()))).toList();
         for (var f : fields) {
             if (f.getKey().equals("__metadata__")) {
                 f.getValue().properties().forEach(m -> metadata.put(m.getKey(), m.getValue().asText()));

@@ -81,7 +81,7 @@ public final class GptOnnxExport {
 
     private static String layerNorm(OnnxGraph g, String x, String name) {
         return g.op("LayerNormalization", List.of(x, name + ".gamma", name + ".beta"), new Attribute.Int("axis", -1),
-                new Attribute.Float("epsilon", ai.openalice.rl.model.GptConfig.LAYER_NORM_EPS));
+                new Attribute.Float("epsilon", GptConfig.LAYER_NORM_EPS));
     }
 
     /** Exact GELU: 0.5·x·(1 + erf(x/√2)). */

@@ -2,6 +2,7 @@ package ai.openalice.rl.model.tokenizer;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -58,7 +59,7 @@ public final class ByteTokenizer implements Tokenizer {
         try {
             out.append(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
                     .onUnmappableCharacter(CodingErrorAction.REPLACE).decode(ByteBuffer.wrap(bytes.toByteArray())));
-        } catch (java.nio.charset.CharacterCodingException e) {
+        } catch (CharacterCodingException e) {
             throw new IllegalStateException(e);
         }
         bytes.reset();

@@ -3,8 +3,11 @@ package ai.openalice.rl.model.tokenizer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -37,10 +40,10 @@ public final class HuggingFaceTokenizer implements Tokenizer, AutoCloseable {
      */
     public static HuggingFaceTokenizer forModel(Path dir) throws IOException {
         HuggingFaceTokenizer t = load(dir.resolve("tokenizer.json"));
-        var ends = new java.util.LinkedHashSet<Integer>();
+        var ends = new LinkedHashSet<Integer>();
         for (String file : List.of("generation_config.json", "config.json")) {
             Path f = dir.resolve(file);
-            JsonNode id = java.nio.file.Files.isRegularFile(f) ? new ObjectMapper().readTree(f.toFile()).path("eos_token_id") : null;
+            JsonNode id = Files.isRegularFile(f) ? new ObjectMapper().readTree(f.toFile()).path("eos_token_id") : null;
             if (id != null && ends.isEmpty()) {
                 if (id.isIntegralNumber()) {
                     ends.add(id.asInt());
@@ -49,7 +52,7 @@ public final class HuggingFaceTokenizer implements Tokenizer, AutoCloseable {
             }
         }
         Path cfg = dir.resolve("tokenizer_config.json");
-        if (ends.isEmpty() && java.nio.file.Files.isRegularFile(cfg)) {
+        if (ends.isEmpty() && Files.isRegularFile(cfg)) {
             JsonNode eos = new ObjectMapper().readTree(cfg.toFile()).path("eos_token");
             t.special(eos.isTextual() ? eos.asText() : eos.path("content").asText()).ifPresent(ends::add);
         }
@@ -119,7 +122,7 @@ public final class HuggingFaceTokenizer implements Tokenizer, AutoCloseable {
     @Override
     public List<String> specials() {
         var names = new ArrayList<>(specials.keySet());
-        names.sort(java.util.Comparator.comparing(specials::get));
+        names.sort(Comparator.comparing(specials::get));
         return names;
     }
 

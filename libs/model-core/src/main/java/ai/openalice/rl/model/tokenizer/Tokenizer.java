@@ -2,6 +2,7 @@ package ai.openalice.rl.model.tokenizer;
 
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.stream.Stream;
 
 /** Text ↔ token ids, with named special tokens (roles, tool calls) that never come out of ordinary text. */
 public interface Tokenizer {
@@ -32,7 +33,7 @@ public interface Tokenizer {
      * {@code <|eos|>} and {@code <|end|>}; a HuggingFace model's end-of-sequence ids.
      */
     default int[] endTokens() {
-        return java.util.stream.Stream.of("<|eos|>", "<|end|>").map(this::special).filter(OptionalInt::isPresent).mapToInt(OptionalInt::getAsInt)
+        return Stream.of("<|eos|>", "<|end|>").map(this::special).filter(OptionalInt::isPresent).mapToInt(OptionalInt::getAsInt)
                 .toArray();
     }
 

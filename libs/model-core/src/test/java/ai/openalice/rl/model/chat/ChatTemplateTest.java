@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.openalice.rl.jinja.TemplateException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -30,7 +31,7 @@ class ChatTemplateTest {
 
     static ChatTemplate fixture(String name, Map<String, String> specials) throws Exception {
         try (var in = ChatTemplateTest.class.getResourceAsStream("/chat-templates/" + name)) {
-            return ChatTemplate.of(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8), specials);
+            return ChatTemplate.of(new String(in.readAllBytes(), StandardCharsets.UTF_8), specials);
         }
     }
 

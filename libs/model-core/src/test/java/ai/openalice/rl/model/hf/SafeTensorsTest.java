@@ -12,7 +12,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,7 +39,7 @@ class SafeTensorsTest {
         Files.write(f, handMade("{\"__metadata__\":{\"format\":\"pt\"},\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[8,12]},"
                 + "\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", 1f, -2f, 0.5f));
         var st = SafeTensors.open(f);
-        assertEquals(java.util.List.of("a", "b"), java.util.List.copyOf(st.entries().keySet()), "in file order");
+        assertEquals(List.of("a", "b"), List.copyOf(st.entries().keySet()), "in file order");
         assertArrayEquals(new float[] {1f, -2f}, st.floats("a"));
         assertArrayEquals(new float[] {0.5f}, st.floats("b"));
         assertEquals("pt", st.metadata().get("format"));
@@ -45,7 +47,7 @@ class SafeTensorsTest {
 
     @Test
     void roundTripsEveryWeightTypeBitForBit() throws IOException {
-        var rnd = new java.util.Random(7);
+        var rnd = new Random(7);
         var tensors = new LinkedHashMap<String, SafeTensors.Tensor>();
         for (DType t : new DType[] {DType.F32, DType.F16, DType.BF16}) {
             byte[] raw = new byte[3 * 5 * t.bytes()];

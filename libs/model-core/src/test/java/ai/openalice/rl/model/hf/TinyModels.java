@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
@@ -67,7 +69,7 @@ public final class TinyModels {
         float[] embed = w.get("model.embed_tokens.weight");
         float[] head = w.get("lm_head.weight");
         for (int k = 0; k + 1 < chain.length; k++) {
-            java.util.Arrays.fill(embed, chain[k] * hidden, (chain[k] + 1) * hidden, 0f);
+            Arrays.fill(embed, chain[k] * hidden, (chain[k] + 1) * hidden, 0f);
             embed[chain[k] * hidden + k] = 100f;
             for (int v = 0; v < config.vocabSize(); v++) {
                 head[v * hidden + k] = v == chain[k + 1] ? 20f : 0f;
@@ -104,7 +106,7 @@ public final class TinyModels {
      * what a Qwen- or Llama-style tokenizer looks like with its merges and most of its vocabulary
      * left out.
      */
-    public static ObjectNode byteLevelTokenizer(java.util.List<String> specials) {
+    public static ObjectNode byteLevelTokenizer(List<String> specials) {
         ObjectNode t = JSON.createObjectNode();
         t.put("version", "1.0").putNull("truncation").putNull("padding");
         var added = t.putArray("added_tokens");

@@ -2,6 +2,8 @@ package ai.openalice.rl.model.djl;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
+import ai.openalice.rl.model.checkpoint.Manifest;
+import java.nio.file.Path;
 import java.util.Map;
 
 /**
@@ -28,7 +30,7 @@ public interface CausalLm extends AutoCloseable {
      * Writes the model as a checkpoint into {@code dir} with the optimizer's state; {@code tokenizer}
      * names the built-in model's tokenizer (a HuggingFace model carries its own).
      */
-    ai.openalice.rl.model.checkpoint.Manifest save(java.nio.file.Path dir, String tokenizer, long policyVersion, long step,
+    Manifest save(Path dir, String tokenizer, long policyVersion, long step,
             Map<String, float[]> optimizer, long optimizerStep);
 
     /** The trainable parameters' values, by name (copies). */

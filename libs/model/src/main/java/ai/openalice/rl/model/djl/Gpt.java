@@ -6,9 +6,14 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.openalice.rl.model.GptConfig;
+import ai.openalice.rl.model.checkpoint.Checkpoint;
+import ai.openalice.rl.model.checkpoint.Manifest;
+import java.nio.file.Path;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 
 /**
  * The built-in causal LM in DJL NDArray ops (PyTorch engine), for training and reference
@@ -39,7 +44,7 @@ public final class Gpt implements CausalLm {
     public static Gpt initialise(GptConfig config, long seed) {
         NDManager m = NDManager.newBaseManager();
         var gpt = new Gpt(config, m);
-        var rnd = new java.util.Random(seed);
+        var rnd = new Random(seed);
         float residualStd = (float) (0.02 / Math.sqrt(2.0 * config.layers()));
         for (String name : parameterNames(config)) {
             Shape shape = shapeOf(config, name);
@@ -94,7 +99,7 @@ public final class Gpt implements CausalLm {
         return out;
     }
 
-    private static float[] gaussian(java.util.Random rnd, int n, float std) {
+    private static float[] gaussian(Random rnd, int n, float std) {
         float[] out = new float[n];
         for (int i = 0; i < n; i++) {
             out[i] = (float) (rnd.nextGaussian() * std);
@@ -129,7 +134,7 @@ public final class Gpt implements CausalLm {
     /** The live parameters (trainable NDArrays), by name. */
     @Override
     public Map<String, NDArray> parameters() {
-        return java.util.Collections.unmodifiableMap(params);
+        return Collections.unmodifiableMap(params);
     }
 
     /** Logits [B, T, V] for tokens [B, T] (int64), positions 0..T-1. */
@@ -206,9 +211,9 @@ public final class Gpt implements CausalLm {
     }
 
     @Override
-    public ai.openalice.rl.model.checkpoint.Manifest save(java.nio.file.Path dir, String tokenizer, long policyVersion, long step,
+    public Manifest save(Path dir, String tokenizer, long policyVersion, long step,
             Map<String, float[]> optimizer, long optimizerStep) {
-        return ai.openalice.rl.model.checkpoint.Checkpoint.save(dir, config, tokenizer, policyVersion, step, snapshot(), optimizer, optimizerStep);
+        return Checkpoint.save(dir, config, tokenizer, policyVersion, step, snapshot(), optimizer, optimizerStep);
     }
 
     /** Parameter values as float arrays, by name (copies). */

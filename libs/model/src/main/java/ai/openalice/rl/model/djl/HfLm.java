@@ -7,12 +7,15 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
+import ai.openalice.rl.model.checkpoint.Checkpoint;
+import ai.openalice.rl.model.checkpoint.Manifest;
 import ai.openalice.rl.model.hf.DType;
 import ai.openalice.rl.model.hf.HfConfig;
 import ai.openalice.rl.model.hf.HfFormatException;
 import ai.openalice.rl.model.hf.LoraAdapter;
 import ai.openalice.rl.model.hf.LoraConfig;
 import ai.openalice.rl.model.hf.Rope;
+import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -33,7 +36,7 @@ public final class HfLm implements CausalLm {
     private final Map<String, NDArray> trainable = new LinkedHashMap<>();
     private final LoraConfig lora;
     private final double[] inv;
-    private java.nio.file.Path source;
+    private Path source;
     private DType dtype = DType.F32;
     private boolean exportOnnx = true;
 
@@ -89,7 +92,7 @@ public final class HfLm implements CausalLm {
      * The folder the model came from (its config and tokenizer files go into every checkpoint) and
      * the dtype checkpoints write the weights in.
      */
-    public HfLm from(java.nio.file.Path folder, DType weights) {
+    public HfLm from(Path folder, DType weights) {
         this.source = folder;
         this.dtype = weights;
         return this;
@@ -102,14 +105,14 @@ public final class HfLm implements CausalLm {
     }
 
     @Override
-    public ai.openalice.rl.model.checkpoint.Manifest save(java.nio.file.Path dir, String tokenizer, long policyVersion, long step,
+    public Manifest save(Path dir, String tokenizer, long policyVersion, long step,
             Map<String, float[]> optimizer, long optimizerStep) {
         if (source == null) {
             throw new IllegalStateException("the model's source folder is not known (HfLm.from): its config and tokenizer files go into the checkpoint");
         }
         Map<String, float[]> base = baseWeights();
         LoraAdapter a = adapter();
-        return ai.openalice.rl.model.checkpoint.Checkpoint.saveHf(dir, config, source, a == null ? base : a.merge(base), a, dtype, policyVersion,
+        return Checkpoint.saveHf(dir, config, source, a == null ? base : a.merge(base), a, dtype, policyVersion,
                 step, optimizer, optimizerStep, exportOnnx);
     }
 

@@ -6,6 +6,7 @@ import ai.openalice.rl.model.hf.HfModel;
 import ai.openalice.rl.model.hf.LoraAdapter;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Map;
 
 /**
@@ -44,7 +45,7 @@ public final class Score {
 
     public static void main(String[] args) {
         try {
-            int[] tokens = java.util.Arrays.stream(args[2].split(",")).map(String::trim).mapToInt(Integer::parseInt).toArray();
+            int[] tokens = Arrays.stream(args[2].split(",")).map(String::trim).mapToInt(Integer::parseInt).toArray();
             double[] lp = djl(Path.of(args[0]), args[1].equals("-") ? null : Path.of(args[1]), tokens);
             var sb = new StringBuilder();
             for (double v : lp) {

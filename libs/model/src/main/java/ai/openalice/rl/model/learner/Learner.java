@@ -5,11 +5,14 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.NDScope;
 import ai.djl.ndarray.types.Shape;
+import ai.djl.pytorch.jni.JniUtils;
 import ai.openalice.rl.core.loss.PolicyLossConfig;
+import ai.openalice.rl.model.checkpoint.Manifest;
 import ai.openalice.rl.model.djl.CausalLm;
 import ai.openalice.rl.model.djl.Scalars;
 import ai.openalice.rl.model.train.AdamW;
 import ai.openalice.rl.model.train.PolicyGradientLoss;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
 
@@ -60,7 +63,7 @@ public final class Learner<M extends CausalLm> implements PolicyLearner {
     }
 
     @Override
-    public ai.openalice.rl.model.checkpoint.Manifest checkpoint(java.nio.file.Path dir, String tokenizer, long policyVersion, long step) {
+    public Manifest checkpoint(Path dir, String tokenizer, long policyVersion, long step) {
         return gpt.save(dir, tokenizer, policyVersion, step, optimizer.export(), optimizer.step());
     }
 
@@ -96,7 +99,7 @@ public final class Learner<M extends CausalLm> implements PolicyLearner {
         }
         // PyTorch's grad mode is per thread and on in a new one; a collector restores it on close, and the optimizer's in-place
         // updates of the weights need it off
-        ai.djl.pytorch.jni.JniUtils.setGradMode(false);
+        JniUtils.setGradMode(false);
         // one epoch, one mini-batch: π_old is the current policy itself, so its log-probs come from the same forward pass
         // (detached) instead of a second one
         boolean onPolicy = settings.ppoEpochs() == 1 && settings.miniBatches() == 1;

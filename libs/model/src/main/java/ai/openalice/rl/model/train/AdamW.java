@@ -1,6 +1,7 @@
 package ai.openalice.rl.model.train;
 
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDScope;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -42,7 +43,7 @@ public final class AdamW {
      * so a trainer running for weeks does not grow.
      */
     public double update(Map<String, NDArray> params, double lr) {
-        try (var scope = new ai.djl.ndarray.NDScope()) {
+        try (var scope = new NDScope()) {
             scope.suppressNotUsedWarning();
             return updateInScope(params, lr);
         }
@@ -51,7 +52,7 @@ public final class AdamW {
     private NDArray state(Map<String, NDArray> moments, String name, NDArray p) {
         return moments.computeIfAbsent(name, k -> {
             NDArray z = p.zerosLike();
-            ai.djl.ndarray.NDScope.unregister(z);
+            NDScope.unregister(z);
             return z;
         });
     }

@@ -3,7 +3,9 @@ package ai.openalice.rl.model.djl;
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.NDScope;
 import ai.djl.ndarray.types.Shape;
+import ai.djl.pytorch.jni.JniUtils;
 import ai.openalice.rl.core.loss.Aggregation;
 import ai.openalice.rl.core.loss.KlEstimator;
 import ai.openalice.rl.core.loss.PolicyLossConfig;
@@ -15,6 +17,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -47,7 +51,7 @@ class GraphLifetimeTest {
         });
     }
 
-    private static void check(java.util.function.BiFunction<NDArray, NDArray, NDArray> lossOf) throws Exception {
+    private static void check(BiFunction<NDArray, NDArray, NDArray> lossOf) throws Exception {
         try (Gpt gpt = Gpt.initialise(SMALL, 11)) {
             Map<String, float[]> calm = gradients(gpt, lossOf, () -> {});
             Map<String, float[]> disturbed = gradients(gpt, lossOf, GraphLifetimeTest::collectAndRefill);
@@ -60,8 +64,8 @@ class GraphLifetimeTest {
         }
     }
 
-    private static Map<String, float[]> gradients(Gpt gpt, java.util.function.BiFunction<NDArray, NDArray, NDArray> lossOf, Runnable between) {
-        var rnd = new java.util.Random(5);
+    private static Map<String, float[]> gradients(Gpt gpt, BiFunction<NDArray, NDArray, NDArray> lossOf, Runnable between) {
+        var rnd = new Random(5);
         long[] in = new long[2 * 24];
         long[] tg = new long[2 * 24];
         float[] mask = new float[2 * 24];
@@ -70,9 +74,9 @@ class GraphLifetimeTest {
             tg[i] = rnd.nextInt(40);
             mask[i] = i % 24 < 8 ? 0 : 1;
         }
-        ai.djl.pytorch.jni.JniUtils.setGradMode(false);
+        JniUtils.setGradMode(false);
         var out = new LinkedHashMap<String, float[]>();
-        try (NDManager sub = gpt.manager().newSubManager(); var scope = new ai.djl.ndarray.NDScope()) {
+        try (NDManager sub = gpt.manager().newSubManager(); var scope = new NDScope()) {
             scope.suppressNotUsedWarning();
             var shape = new Shape(2, 24);
             try (var gc = Engine.getInstance().newGradientCollector()) {

@@ -1,5 +1,6 @@
 package ai.openalice.rl.model.djl;
 
+import ai.openalice.rl.core.loss.Aggregation;
 import ai.openalice.rl.core.loss.PolicyLossConfig;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.hf.DType;
@@ -10,9 +11,11 @@ import ai.openalice.rl.model.hf.LoraConfig;
 import ai.openalice.rl.model.hf.TinyModels;
 import ai.openalice.rl.model.learner.Learner;
 import ai.openalice.rl.model.learner.LrSchedule;
+import ai.openalice.rl.model.learner.SequenceBatch;
 import ai.openalice.rl.model.train.AdamW;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,8 +39,8 @@ class HfCheckpointTest {
         HfConfig c = HfConfig.of(json, "qwen3");
         var weights = TinyModels.randomWeights(c, 1);
         Path source = TinyModels.write(dir.resolve("src"), json, weights, DType.F32, 1);
-        var batch = ai.openalice.rl.model.learner.SequenceBatch.of(List.of(TestSamples.sample()), 16,
-                ai.openalice.rl.core.loss.Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, 3).batch();
+        var batch = SequenceBatch.of(List.of(TestSamples.sample()), 16,
+                Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, 3).batch();
 
         try (var full = learner(HfLm.full(c, weights).from(source, DType.F32))) {
             full.sft(batch, 0);
@@ -47,7 +50,7 @@ class HfCheckpointTest {
             var written = HfModel.load(dir.resolve("v1"));
             var trained = full.model().baseWeights();
             assertArrayEquals(trained.get("model.layers.0.mlp.up_proj.weight"), written.weights().floats("model.layers.0.mlp.up_proj.weight"), 0f);
-            assertTrue(!java.util.Arrays.equals(weights.get("model.layers.0.mlp.up_proj.weight"), trained.get("model.layers.0.mlp.up_proj.weight")),
+            assertTrue(!Arrays.equals(weights.get("model.layers.0.mlp.up_proj.weight"), trained.get("model.layers.0.mlp.up_proj.weight")),
                     "the step changed the weights");
         }
         var adapter = LoraAdapter.initialise(new LoraConfig(2, 4, List.of("q_proj"), null, false, source.toString()), c, 2);

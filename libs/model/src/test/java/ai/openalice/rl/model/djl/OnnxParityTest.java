@@ -5,6 +5,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.types.Shape;
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
 import ai.openalice.rl.model.GptConfig;
 import ai.openalice.rl.model.Sampler;
@@ -14,6 +15,7 @@ import java.nio.LongBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -78,7 +80,7 @@ class OnnxParityTest {
         }
 
         @Override
-        public void close() throws ai.onnxruntime.OrtException {
+        public void close() throws OrtException {
             session.close();
         }
     }
@@ -115,7 +117,7 @@ class OnnxParityTest {
 
     private static long[] ones(int n) {
         long[] r = new long[n];
-        java.util.Arrays.fill(r, 1);
+        Arrays.fill(r, 1);
         return r;
     }
 

@@ -11,6 +11,7 @@ import ai.openalice.rl.events.Action;
 import ai.openalice.rl.events.Turn;
 import ai.openalice.rl.model.GptConfig;
 import ai.openalice.rl.model.Sampler;
+import ai.openalice.rl.model.djl.CausalLm;
 import ai.openalice.rl.model.djl.Gpt;
 import ai.openalice.rl.model.train.AdamW;
 import java.util.ArrayList;
@@ -40,7 +41,7 @@ class LearnerTest {
     }
 
     /** One play of the toy task by {@code gpt} (whose vocabulary is 16, as C's). */
-    static Sample episode(ai.openalice.rl.model.djl.CausalLm gpt, Sampler sampler, double advantage, double[] rewardOut, int i) {
+    static Sample episode(CausalLm gpt, Sampler sampler, double advantage, double[] rewardOut, int i) {
         long[] seq = {0};
         var tokens = new ArrayList<Integer>();
         var logp = new ArrayList<Double>();
@@ -61,7 +62,7 @@ class LearnerTest {
     }
 
     /** 40 steps of 32 plays in 4 groups of 8 with leave-one-out advantages, through SequenceBatch and Learner.rl; the mean reward of each step. */
-    static double[] train(Learner<? extends ai.openalice.rl.model.djl.CausalLm> learner, int context) {
+    static double[] train(Learner<? extends CausalLm> learner, int context) {
         var sampler = new Sampler(1.0, 1.0, 77);
         double[] meanReward = new double[40];
         for (int step = 0; step < meanReward.length; step++) {

@@ -1,5 +1,7 @@
 package ai.openalice.rl.core.advantage;
 
+import java.util.Arrays;
+
 /**
  * Turns the rewards {@code R_i} of a group of G rollouts of one task into advantages.
  * Members with {@code valid[i] == false} (infra failures, compact-filtered) are excluded from the
@@ -13,7 +15,7 @@ public interface GroupAdvantageEstimator {
     /** Every member valid. */
     default GroupAdvantages estimate(double[] rewards) {
         boolean[] valid = new boolean[rewards.length];
-        java.util.Arrays.fill(valid, true);
+        Arrays.fill(valid, true);
         return estimate(rewards, valid);
     }
 }

@@ -4,6 +4,7 @@ import ai.openalice.rl.core.Checks;
 import ai.openalice.rl.core.advantage.GroupAdvantageEstimator;
 import ai.openalice.rl.core.advantage.GroupAdvantages;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -69,7 +70,7 @@ public record GiGpo(GroupAdvantageEstimator episodeEstimator, double gamma, doub
         for (int i = 0; i < g; i++) {
             out[i] = new double[group.get(i).turnRewards().length];
             if (valid[i]) {
-                java.util.Arrays.fill(out[i], episode.advantage(i));
+                Arrays.fill(out[i], episode.advantage(i));
             }
         }
         int withSiblings = 0;

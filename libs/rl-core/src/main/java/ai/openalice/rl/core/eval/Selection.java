@@ -3,6 +3,7 @@ package ai.openalice.rl.core.eval;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Best-of-K selection among K candidate trajectories of one task. Ties are broken
@@ -51,7 +52,7 @@ public final class Selection {
         return candidates.stream().min(order).orElseThrow();
     }
 
-    private static Candidate best(List<Candidate> candidates, java.util.function.ToDoubleFunction<Candidate> score) {
+    private static Candidate best(List<Candidate> candidates, ToDoubleFunction<Candidate> score) {
         requireSome(candidates);
         Comparator<Candidate> order = Comparator.<Candidate>comparingDouble(c -> -score.applyAsDouble(c)).thenComparing(tieBreak());
         return candidates.stream().min(order).orElseThrow();

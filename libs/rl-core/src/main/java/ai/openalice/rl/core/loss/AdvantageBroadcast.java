@@ -1,5 +1,7 @@
 package ai.openalice.rl.core.loss;
 
+import java.util.Arrays;
+
 /** Spreads sequence- or turn-level advantages over the tokens they apply to. */
 public final class AdvantageBroadcast {
     private AdvantageBroadcast() {}
@@ -11,7 +13,7 @@ public final class AdvantageBroadcast {
         }
         double[] out = new double[offsets[offsets.length - 1]];
         for (int s = 0; s < seqAdvantages.length; s++) {
-            java.util.Arrays.fill(out, offsets[s], offsets[s + 1], seqAdvantages[s]);
+            Arrays.fill(out, offsets[s], offsets[s + 1], seqAdvantages[s]);
         }
         return out;
     }
@@ -34,7 +36,7 @@ public final class AdvantageBroadcast {
         double[] out = new double[total];
         int at = 0;
         for (int t = 0; t < turnTokens.length; t++) {
-            java.util.Arrays.fill(out, at, at + turnTokens[t], turnAdvantages[t]);
+            Arrays.fill(out, at, at + turnTokens[t], turnAdvantages[t]);
             at += turnTokens[t];
         }
         return out;

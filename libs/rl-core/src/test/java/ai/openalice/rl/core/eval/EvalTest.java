@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.MathContext;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -39,7 +40,7 @@ class EvalTest {
     @Test
     void passAtKIsStableForLargeN() {
         for (int[] t : new int[][] {{1000, 1, 1}, {1000, 500, 10}, {1000, 3, 100}, {1000, 999, 1}, {997, 13, 512}}) {
-            assertEquals(exact(t[0], t[1], t[2]), PassAtK.estimate(t[0], t[1], t[2]), 1e-12, java.util.Arrays.toString(t));
+            assertEquals(exact(t[0], t[1], t[2]), PassAtK.estimate(t[0], t[1], t[2]), 1e-12, Arrays.toString(t));
         }
     }
 

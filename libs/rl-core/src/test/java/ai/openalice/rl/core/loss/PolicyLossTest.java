@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -19,7 +20,7 @@ class PolicyLossTest {
             lp[i] = Math.log(ratios[i]);
         }
         boolean[] mask = new boolean[ratios.length];
-        java.util.Arrays.fill(mask, true);
+        Arrays.fill(mask, true);
         return new TokenBatch(new int[] {0, ratios.length}, lp, new double[ratios.length], null, null, null, adv, mask);
     }
 

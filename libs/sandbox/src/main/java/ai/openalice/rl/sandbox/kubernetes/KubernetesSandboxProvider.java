@@ -2,6 +2,7 @@ package ai.openalice.rl.sandbox.kubernetes;
 
 import ai.openalice.rl.sandbox.Sandbox;
 import ai.openalice.rl.sandbox.SandboxException;
+import ai.openalice.rl.sandbox.SandboxLimits;
 import ai.openalice.rl.sandbox.SandboxProvider;
 import ai.openalice.rl.sandbox.SandboxSpec;
 import ai.openalice.rl.sandbox.Shell;
@@ -15,6 +16,7 @@ import io.fabric8.kubernetes.client.KubernetesClientTimeoutException;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -88,7 +90,7 @@ public final class KubernetesSandboxProvider implements SandboxProvider {
         }
         Templates.Template template = templates.get(spec.workspace());
         String pod = takeWarm();
-        boolean fromPool = pod != null && spec.env().isEmpty() && spec.limits().equals(ai.openalice.rl.sandbox.SandboxLimits.defaults());
+        boolean fromPool = pod != null && spec.env().isEmpty() && spec.limits().equals(SandboxLimits.defaults());
         if (!fromPool) {
             if (pod != null) {
                 warm.add(pod); // warm pods have default limits and no env: keep it for a default spec
@@ -111,7 +113,7 @@ public final class KubernetesSandboxProvider implements SandboxProvider {
     private Sandbox withBase(KubernetesSandbox s, String pod, int outputCap) {
         var r = s.exec("git rev-parse --verify -q HEAD >/dev/null || { git init -q && git add -A && "
                 + "git -c user.name=alice-rl -c user.email=alice-rl@localhost commit -q --allow-empty -m 'alice-rl base'; }; git rev-parse HEAD",
-                java.time.Duration.ofMinutes(2));
+                Duration.ofMinutes(2));
         if (!r.ok()) {
             s.close();
             throw new SandboxException(SandboxException.Reason.WORKSPACE_UNAVAILABLE, "no git base in pod " + pod + ": " + r.stderr().strip());
@@ -172,7 +174,7 @@ public final class KubernetesSandboxProvider implements SandboxProvider {
         }
         var exec = new PodExec(client, config.namespace(), pod);
         var o = exec.run("tar -x -m --no-same-owner -C " + Shell.quote(config.workdir()), tar.getInputStream(), 64 * 1024,
-                java.time.Duration.ofMinutes(5));
+                Duration.ofMinutes(5));
         tar.destroy();
         if (o.exitCode() == null || o.exitCode() != 0) {
             throw new SandboxException(SandboxException.Reason.WORKSPACE_UNAVAILABLE, "copying the workspace into pod " + pod + " failed: "

@@ -2,6 +2,7 @@ package ai.openalice.rl.sandbox.kubernetes;
 
 import ai.openalice.rl.sandbox.OutputCollector;
 import ai.openalice.rl.sandbox.SandboxException;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.ExecWatch;
@@ -75,7 +76,7 @@ final class PodExec {
         return new SandboxException(SandboxException.Reason.BACKEND_UNAVAILABLE, "exec in pod " + pod + " failed: " + e.getMessage(), e);
     }
 
-    private static boolean oomKilled(io.fabric8.kubernetes.api.model.Pod p) {
+    private static boolean oomKilled(Pod p) {
         if (p.getStatus() == null || p.getStatus().getContainerStatuses() == null) {
             return false;
         }

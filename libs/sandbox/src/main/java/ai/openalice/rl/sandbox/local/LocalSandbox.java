@@ -10,9 +10,12 @@ import ai.openalice.rl.sandbox.SandboxSpec;
 import ai.openalice.rl.sandbox.WorkspacePaths;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -20,6 +23,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -161,7 +165,7 @@ final class LocalSandbox implements Sandbox {
                 bytes = Channels.readAll(ch);
             }
             return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+                    .decode(ByteBuffer.wrap(bytes)).toString();
         } catch (NoSuchFileException e) {
             throw new SandboxFileException(path + " does not exist");
         } catch (CharacterCodingException e) {
@@ -183,10 +187,10 @@ final class LocalSandbox implements Sandbox {
             byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
             try (var ch = Files.newByteChannel(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING,
                     LinkOption.NOFOLLOW_LINKS)) {
-                ch.write(java.nio.ByteBuffer.wrap(bytes));
+                ch.write(ByteBuffer.wrap(bytes));
             }
             own(p);
-        } catch (java.nio.file.FileSystemException e) {
+        } catch (FileSystemException e) {
             String reason = e.getReason() == null ? e.getMessage() : e.getReason();
             if (reason != null && reason.contains("No space left")) {
                 throw new SandboxFileException("cannot write " + path + ": the workspace is full");
@@ -306,12 +310,12 @@ final class LocalSandbox implements Sandbox {
 
     /** Reads a channel fully (files are small: capped by {@link #MAX_FILE_READ}). */
     private static final class Channels {
-        static byte[] readAll(java.nio.channels.SeekableByteChannel ch) throws IOException {
-            var buf = java.nio.ByteBuffer.allocate((int) Math.min(ch.size(), MAX_FILE_READ));
+        static byte[] readAll(SeekableByteChannel ch) throws IOException {
+            var buf = ByteBuffer.allocate((int) Math.min(ch.size(), MAX_FILE_READ));
             while (buf.hasRemaining() && ch.read(buf) > 0) {
                 // keep reading
             }
-            return java.util.Arrays.copyOf(buf.array(), buf.position());
+            return Arrays.copyOf(buf.array(), buf.position());
         }
     }
 }

@@ -12,8 +12,12 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
@@ -27,8 +31,8 @@ import java.util.stream.Stream;
 public final class LocalSandboxProvider implements SandboxProvider {
     private static final Logger LOG = Logger.getLogger(LocalSandboxProvider.class.getName());
 
-    private static final java.util.Set<java.nio.file.attribute.PosixFilePermission> TRAVERSE =
-            java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x");
+    private static final Set<PosixFilePermission> TRAVERSE =
+            PosixFilePermissions.fromString("rwx--x--x");
 
     private final LocalSandboxConfig config;
     private final boolean root;
@@ -196,18 +200,18 @@ public final class LocalSandboxProvider implements SandboxProvider {
         if (blocked.isPresent()) {
             Path d = blocked.get();
             throw new SandboxException(SandboxException.Reason.START_FAILED, "sandbox root " + dir + " is not reachable by sandbox uids: "
-                    + d + " has mode " + java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(d)) + " (needs o+x)");
+                    + d + " has mode " + PosixFilePermissions.toString(Files.getPosixFilePermissions(d)) + " (needs o+x)");
         }
     }
 
     /** The first folder from {@code dir} up to / that the sandboxes' unprivileged uids cannot traverse (no o+x), if any. */
-    public static java.util.Optional<Path> untraversable(Path dir) throws IOException {
+    public static Optional<Path> untraversable(Path dir) throws IOException {
         for (Path d = dir.toRealPath(); d != null; d = d.getParent()) {
-            if (!Files.getPosixFilePermissions(d).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
-                return java.util.Optional.of(d);
+            if (!Files.getPosixFilePermissions(d).contains(PosixFilePermission.OTHERS_EXECUTE)) {
+                return Optional.of(d);
             }
         }
-        return java.util.Optional.empty();
+        return Optional.empty();
     }
 
     private static void requireTool(String tool, String how) {

@@ -5,6 +5,7 @@ import ai.openalice.rl.sandbox.SandboxException;
 import ai.openalice.rl.sandbox.WorkspaceSource;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -15,6 +16,8 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
@@ -96,7 +99,7 @@ public final class Templates {
             Files.writeString(tmp.resolve("base"), base + "\n");
             try {
                 Files.move(tmp, ready, StandardCopyOption.ATOMIC_MOVE);
-            } catch (java.nio.file.FileSystemException raced) {
+            } catch (FileSystemException raced) {
                 // Another process sharing this folder built the same template first (the name is
                 // the source's hash, and its rename was atomic): use that one. Linux says ENOTEMPTY,
                 // which Java reports as a plain FileSystemException.
@@ -112,7 +115,7 @@ public final class Templates {
     }
 
     private static String git(Path tree, String... args) throws IOException {
-        var cmd = new java.util.ArrayList<String>();
+        var cmd = new ArrayList<String>();
         cmd.add("git");
         cmd.addAll(GIT_IDENTITY);
         cmd.addAll(List.of(args));
@@ -201,7 +204,7 @@ public final class Templates {
             return;
         }
         try (Stream<Path> walk = Files.walk(p)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(f -> {
+            walk.sorted(Comparator.reverseOrder()).forEach(f -> {
                 try {
                     Files.deleteIfExists(f);
                 } catch (IOException ignored) {

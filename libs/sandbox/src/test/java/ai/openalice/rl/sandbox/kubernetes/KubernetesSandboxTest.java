@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.sandbox.Sandbox;
 import ai.openalice.rl.sandbox.SandboxException;
+import ai.openalice.rl.sandbox.SandboxLimits;
 import ai.openalice.rl.sandbox.SandboxSpec;
 import ai.openalice.rl.sandbox.Shell;
 import ai.openalice.rl.sandbox.WorkspaceSource;
@@ -16,6 +17,7 @@ import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -26,6 +28,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -104,7 +107,7 @@ class KubernetesSandboxTest {
         new KubernetesSandboxProvider(client, config("runner-a"), tmp).close();
         var np = client.network().v1().networkPolicies().inNamespace(NS).withName(SandboxLabels.NETWORK_POLICY).get();
         assertNotNull(np);
-        assertEquals(java.util.Map.of(SandboxLabels.ROLE, SandboxLabels.ROLE_SANDBOX), np.getSpec().getPodSelector().getMatchLabels());
+        assertEquals(Map.of(SandboxLabels.ROLE, SandboxLabels.ROLE_SANDBOX), np.getSpec().getPodSelector().getMatchLabels());
         assertEquals(List.of("Ingress", "Egress"), np.getSpec().getPolicyTypes());
         assertTrue(np.getSpec().getEgress() == null || np.getSpec().getEgress().isEmpty(), "no egress rule: everything is denied");
         assertTrue(np.getSpec().getIngress() == null || np.getSpec().getIngress().isEmpty());
@@ -128,7 +131,7 @@ class KubernetesSandboxTest {
         assertEquals(List.of("ALL"), c.getSecurityContext().getCapabilities().getDrop());
         assertEquals(Boolean.TRUE, c.getSecurityContext().getReadOnlyRootFilesystem());
         // SandboxLimits.defaults(): 2 GiB of memory
-        assertEquals(new io.fabric8.kubernetes.api.model.Quantity("2Gi").getNumericalAmount(),
+        assertEquals(new Quantity("2Gi").getNumericalAmount(),
                 c.getResources().getLimits().get("memory").getNumericalAmount());
         assertEquals("runner-a", pod.getMetadata().getLabels().get(SandboxLabels.OWNER));
         assertTrue(spec.getVolumes().stream().anyMatch(v -> v.getName().equals("workspace") && v.getEmptyDir() != null));
@@ -237,14 +240,14 @@ class KubernetesSandboxTest {
     @Test
     void reaperDeletesOrphansOfThisRunnerAndFinishedPodsButNotOthers() {
         var cfg = config("runner-a");
-        var limits = ai.openalice.rl.sandbox.SandboxLimits.defaults();
-        client.pods().inNamespace(NS).resource(PodSpecs.sandboxPod(cfg, "orphan", "orphan", null, "/workspace", limits, java.util.Map.of(),
+        var limits = SandboxLimits.defaults();
+        client.pods().inNamespace(NS).resource(PodSpecs.sandboxPod(cfg, "orphan", "orphan", null, "/workspace", limits, Map.of(),
                 SandboxLabels.STATE_LEASED)).create();
         var otherRunner = config("runner-b");
         client.pods().inNamespace(NS).resource(PodSpecs.sandboxPod(otherRunner, "alive-elsewhere", "x", null, "/workspace", limits,
-                java.util.Map.of(), SandboxLabels.STATE_LEASED)).create();
+                Map.of(), SandboxLabels.STATE_LEASED)).create();
         client.pods().inNamespace(NS).resource(PodSpecs.sandboxPod(otherRunner, "finished", "y", null, "/workspace", limits,
-                java.util.Map.of(), SandboxLabels.STATE_LEASED)).create();
+                Map.of(), SandboxLabels.STATE_LEASED)).create();
         client.pods().inNamespace(NS).withName("finished")
                 .editStatus(x -> new PodBuilder(x).withStatus(new PodStatusBuilder().withPhase("Failed").build()).build());
         new KubernetesSandboxProvider(client, cfg, tmp).close();
@@ -255,8 +258,8 @@ class KubernetesSandboxTest {
     @Test
     void imageWorkspaceRunsTheTasksImageWithAWritableRoot() {
         var cfg = config("runner-a");
-        Pod pod = PodSpecs.sandboxPod(cfg, "p", "p", "ghcr.io/acme/calc:1", "/src", ai.openalice.rl.sandbox.SandboxLimits.defaults(),
-                java.util.Map.of("TASK", "t1"), SandboxLabels.STATE_LEASED);
+        Pod pod = PodSpecs.sandboxPod(cfg, "p", "p", "ghcr.io/acme/calc:1", "/src", SandboxLimits.defaults(),
+                Map.of("TASK", "t1"), SandboxLabels.STATE_LEASED);
         var c = pod.getSpec().getContainers().getFirst();
         assertEquals("ghcr.io/acme/calc:1", c.getImage());
         assertEquals("/src", c.getWorkingDir());

@@ -16,6 +16,7 @@ import ai.openalice.rl.sandbox.WorkspaceSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -60,7 +61,7 @@ class AdversarialTest {
         int uid = ((LocalSandbox) sandbox).hostUid();
         sandbox.close();
         if (provider.isRoot()) {
-            assertEquals(java.util.List.of(), HostProcesses.pidsOf(uid), "no process of the sandbox survives close");
+            assertEquals(List.of(), HostProcesses.pidsOf(uid), "no process of the sandbox survives close");
         }
         try (Sandbox other = provider.create(SandboxSpec.of(new WorkspaceSource.Empty()))) {
             assertEquals("ok\n", other.exec("echo ok", Duration.ofSeconds(20)).stdout());
@@ -137,7 +138,7 @@ class AdversarialTest {
             var r = run("setsid sleep 1000 > /dev/null 2>&1 < /dev/null & disown; nohup sleep 1000 >/dev/null 2>&1 & echo started", 10);
             assertEquals("started\n", r.stdout());
             if (provider.isRoot()) {
-                assertEquals(java.util.List.of(), HostProcesses.pidsOf(((LocalSandbox) sandbox).hostUid()), "detached processes were reaped, round " + i);
+                assertEquals(List.of(), HostProcesses.pidsOf(((LocalSandbox) sandbox).hostUid()), "detached processes were reaped, round " + i);
             }
         }
         assertEquals("0\n", run("pgrep -c sleep || true", 10).stdout());

@@ -1,5 +1,6 @@
 package ai.openalice.rl.servicekit.auth;
 
+import ai.openalice.rl.auth.Tokens;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -35,7 +36,7 @@ public class ClientToken {
 
     static String read(Path path) {
         try {
-            return ai.openalice.rl.auth.Tokens.read(path);
+            return Tokens.read(path);
         } catch (IOException e) {
             throw new UncheckedIOException("alice.auth.client-token-file: cannot read " + path + ": " + e.getMessage(), e);
         }

@@ -1,6 +1,8 @@
 package ai.openalice.rl.servicekit.rest;
 
 import ai.openalice.rl.servicekit.DatabaseUnavailableException;
+import io.smallrye.mutiny.TimeoutException;
+import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.ClosedConnectionException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
@@ -59,18 +61,18 @@ public final class Outage {
 
     /** PostgreSQL's own refusal, e.g. 57P01 when it shuts down under an open connection. */
     @Provider
-    public static class Postgres implements ExceptionMapper<io.vertx.pgclient.PgException> {
+    public static class Postgres implements ExceptionMapper<PgException> {
         @Override
-        public Response toResponse(io.vertx.pgclient.PgException e) {
+        public Response toResponse(PgException e) {
             return of(e);
         }
     }
 
     /** A query's wait that ran out ({@code await().atMost}): the database did not answer. */
     @Provider
-    public static class Timeout implements ExceptionMapper<io.smallrye.mutiny.TimeoutException> {
+    public static class Timeout implements ExceptionMapper<TimeoutException> {
         @Override
-        public Response toResponse(io.smallrye.mutiny.TimeoutException e) {
+        public Response toResponse(TimeoutException e) {
             return of(e);
         }
     }

@@ -3,12 +3,19 @@ package ai.openalice.rl.inference.messaging;
 import ai.openalice.rl.events.ArtifactRef;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.inference.engine.EngineException;
+import ai.openalice.rl.inference.engine.EngineGateway;
+import ai.openalice.rl.inference.engine.Engines;
 import ai.openalice.rl.inference.service.ModelRegistry;
+import ai.openalice.rl.servicekit.Inbox;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.reactive.messaging.annotations.Blocking;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.net.URI;
+import java.nio.file.FileSystemNotFoundException;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.jboss.logging.Logger;
 
@@ -21,13 +28,13 @@ public class CheckpointConsumer {
     ModelRegistry registry;
 
     @Inject
-    ai.openalice.rl.servicekit.Inbox inbox;
+    Inbox inbox;
 
     @Inject
-    ai.openalice.rl.inference.engine.Engines engines;
+    Engines engines;
 
     @Inject
-    io.micrometer.core.instrument.MeterRegistry metrics;
+    MeterRegistry metrics;
 
     @Incoming(Channels.CHECKPOINTS_PUBLISHED)
     @Blocking
@@ -41,7 +48,7 @@ public class CheckpointConsumer {
         Path dir;
         try {
             dir = Path.of(URI.create(where.uri())).getParent();
-        } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
+        } catch (IllegalArgumentException | FileSystemNotFoundException e) {
             LOG.warnf("checkpoint v%d: %s is not a local file URI (%s); still serving the current version", c.policyVersion(), where.uri(),
                     e.getMessage());
             return;
@@ -65,16 +72,16 @@ public class CheckpointConsumer {
      * for about a minute; a refusal is logged and counted, and the engine keeps serving the last
      * version it loaded (the runner's rollouts say which).
      */
-    private void toEngine(ai.openalice.rl.inference.engine.EngineGateway gateway, long version, Path dir) {
+    private void toEngine(EngineGateway gateway, long version, Path dir) {
         long pause = 2000;
         for (int attempt = 1; ; attempt++) {
             long start = System.nanoTime();
             try {
                 String outcome = gateway.load(version, dir);
-                metrics.timer("inference_engine_load_seconds").record(java.time.Duration.ofNanos(System.nanoTime() - start));
+                metrics.timer("inference_engine_load_seconds").record(Duration.ofNanos(System.nanoTime() - start));
                 LOG.infof("checkpoint v%d: %s", version, outcome);
                 return;
-            } catch (ai.openalice.rl.inference.engine.EngineException e) {
+            } catch (EngineException e) {
                 if (!e.unavailable() || attempt == 5) {
                     metrics.counter("inference_engine_load_failures_total").increment();
                     LOG.warnf("checkpoint v%d not loaded into %s: %s; it keeps serving v%s", version, gateway.engine().name(), e.getMessage(),

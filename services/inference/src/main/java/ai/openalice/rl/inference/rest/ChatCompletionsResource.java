@@ -1,6 +1,7 @@
 package ai.openalice.rl.inference.rest;
 
 import ai.openalice.rl.auth.Roles;
+import ai.openalice.rl.inference.engine.Engines;
 import ai.openalice.rl.inference.service.LoadedModel;
 import ai.openalice.rl.jinja.TemplateException;
 import ai.openalice.rl.model.chat.ChatTemplate;
@@ -38,7 +39,7 @@ public class ChatCompletionsResource {
     Generator generator;
 
     @Inject
-    ai.openalice.rl.inference.engine.Engines engines;
+    Engines engines;
 
     @POST
     @Path("/chat/completions")

@@ -1,6 +1,7 @@
 package ai.openalice.rl.inference.rest;
 
 import ai.openalice.rl.auth.Roles;
+import ai.openalice.rl.inference.engine.Engines;
 import ai.openalice.rl.inference.service.LoadedModel;
 import ai.openalice.rl.inference.service.ModelRegistry;
 import ai.openalice.rl.model.tokenizer.Tokenizer;
@@ -35,7 +36,7 @@ public class CompletionsResource {
     Generator generator;
 
     @Inject
-    ai.openalice.rl.inference.engine.Engines engines;
+    Engines engines;
 
     @GET
     @Path("/models")

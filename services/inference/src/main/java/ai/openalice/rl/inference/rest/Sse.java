@@ -1,5 +1,6 @@
 package ai.openalice.rl.inference.rest;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.StreamingOutput;
@@ -31,7 +32,7 @@ final class Sse {
     }
 
     /** Whether {@code stream_options.include_usage} asks for a last chunk with the usage. */
-    static boolean includeUsage(com.fasterxml.jackson.databind.JsonNode streamOptions) {
+    static boolean includeUsage(JsonNode streamOptions) {
         return streamOptions != null && streamOptions.path("include_usage").asBoolean(false);
     }
 }

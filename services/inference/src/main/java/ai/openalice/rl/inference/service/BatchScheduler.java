@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -77,10 +78,10 @@ public class BatchScheduler {
     }
 
     /** Queues a generation on {@code model} (already acquired); the future ends with its completion. Empty when the queue is full. */
-    public java.util.Optional<CompletableFuture<Completion>> submit(CompletionRequest request, LoadedModel model) {
+    public Optional<CompletableFuture<Completion>> submit(CompletionRequest request, LoadedModel model) {
         var gen = new Generation(request, model.tokenizer(), model.manifest().contextLength());
         var job = new Job(gen, model, request.prompt(), new CompletableFuture<>());
-        return waiting.offer(job) ? java.util.Optional.of(job.result()) : java.util.Optional.empty();
+        return waiting.offer(job) ? Optional.of(job.result()) : Optional.empty();
     }
 
     /** The sequences of one version decoded together; the batch is rebuilt only when its membership changes. */

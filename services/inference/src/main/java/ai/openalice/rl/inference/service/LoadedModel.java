@@ -1,8 +1,14 @@
 package ai.openalice.rl.inference.service;
 
+import ai.openalice.rl.jinja.TemplateException;
+import ai.openalice.rl.model.chat.ChatTemplate;
 import ai.openalice.rl.model.checkpoint.Manifest;
 import ai.openalice.rl.model.tokenizer.Tokenizer;
 import ai.openalice.rl.policy.OrtDecoder;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -14,13 +20,13 @@ public final class LoadedModel {
     private final OrtDecoder decoder;
     private final Tokenizer tokenizer;
     private final Manifest manifest;
-    private final java.nio.file.Path dir;
-    private final java.util.Map<Boolean, ai.openalice.rl.model.chat.ChatTemplate> templates = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Path dir;
+    private final Map<Boolean, ChatTemplate> templates = new ConcurrentHashMap<>();
     private final AtomicInteger refs = new AtomicInteger();
     private volatile boolean retired;
     private volatile boolean closed;
 
-    LoadedModel(long version, OrtDecoder decoder, Tokenizer tokenizer, Manifest manifest, java.nio.file.Path dir) {
+    LoadedModel(long version, OrtDecoder decoder, Tokenizer tokenizer, Manifest manifest, Path dir) {
         this.version = version;
         this.decoder = decoder;
         this.tokenizer = tokenizer;
@@ -34,12 +40,12 @@ public final class LoadedModel {
      * read once. A checkpoint without one, or with one that cannot be parsed, is a
      * {@link ai.openalice.rl.jinja.TemplateException} naming why.
      */
-    public ai.openalice.rl.model.chat.ChatTemplate chatTemplate(boolean forTools) {
+    public ChatTemplate chatTemplate(boolean forTools) {
         return templates.computeIfAbsent(forTools, t -> {
             try {
-                return ai.openalice.rl.model.chat.ChatTemplate.load(dir, t);
-            } catch (java.io.IOException e) {
-                throw new ai.openalice.rl.jinja.TemplateException(dir + ": the chat template cannot be read: " + e.getMessage());
+                return ChatTemplate.load(dir, t);
+            } catch (IOException e) {
+                throw new TemplateException(dir + ": the chat template cannot be read: " + e.getMessage());
             }
         });
     }

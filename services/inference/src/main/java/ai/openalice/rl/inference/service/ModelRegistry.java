@@ -1,6 +1,8 @@
 package ai.openalice.rl.inference.service;
 
 import ai.openalice.rl.inference.config.InferenceConfig;
+import ai.openalice.rl.inference.engine.EngineException;
+import ai.openalice.rl.inference.engine.Engines;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.checkpoint.CheckpointException;
 import ai.openalice.rl.model.checkpoint.Manifest;
@@ -16,6 +18,7 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -44,7 +47,7 @@ public class ModelRegistry {
     private final AtomicReference<LoadedModel> current = new AtomicReference<>();
 
     @Inject
-    ai.openalice.rl.inference.engine.Engines engines;
+    Engines engines;
 
     void onStart(@Observes StartupEvent ev) {
         metrics.gauge("inference_policy_version", current, c -> c.get() == null ? -1 : c.get().version());
@@ -53,7 +56,7 @@ public class ModelRegistry {
                 long version = Checkpoint.verify(p).policyVersion();
                 try {
                     LOG.infof("start checkpoint v%d: %s", version, engines.gateway().get().load(version, p));
-                } catch (ai.openalice.rl.inference.engine.EngineException e) {
+                } catch (EngineException e) {
                     LOG.errorf("the start checkpoint %s did not reach the engine: %s (the next checkpoints.published will)", p, e.getMessage());
                 }
                 return;
@@ -108,7 +111,7 @@ public class ModelRegistry {
         current.set(model);
         retireOld();
         long ms = (System.nanoTime() - start) / 1_000_000;
-        metrics.timer("inference_swap_seconds").record(java.time.Duration.ofMillis(ms));
+        metrics.timer("inference_swap_seconds").record(Duration.ofMillis(ms));
         LOG.infof("serving policy v%d (step %d) from %s, loaded and warmed in %d ms", model.version(), m.step(), dir, ms);
         return new LoadOutcome.Serving(model.version(), ms);
     }

@@ -15,6 +15,7 @@ import ai.openalice.rl.model.hf.LoraConfig;
 import ai.openalice.rl.model.hf.TinyModels;
 import ai.openalice.rl.policy.CompletionRequest;
 import ai.openalice.rl.policy.OrtPolicy;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -132,7 +133,7 @@ class EngineGatewayTest {
             assertEquals(List.of(0L), gateway.versions());
             assertEquals(0, gateway.complete(GREEDY, null).version());
         }
-        var gone = new EngineGateway(Engines.open(InferenceConfig.Engine.SGLANG, java.net.URI.create("http://127.0.0.1:9"), null), 3);
+        var gone = new EngineGateway(Engines.open(InferenceConfig.Engine.SGLANG, URI.create("http://127.0.0.1:9"), null), 3);
         assertTrue(assertThrows(EngineException.class, () -> gone.load(0, full(0))).unavailable(), "an engine that cannot be reached is waited for");
     }
 

@@ -4,12 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.events.ArtifactRef;
+import ai.openalice.rl.events.CheckpointPublished;
+import ai.openalice.rl.events.Envelope;
+import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.hf.DType;
 import ai.openalice.rl.model.hf.HfConfig;
 import ai.openalice.rl.model.hf.TinyModels;
 import ai.openalice.rl.policy.CompletionRequest;
 import ai.openalice.rl.policy.OpenAiPolicy;
+import ai.openalice.rl.testkit.TestStack;
 import ai.openalice.rl.testkit.Waits;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -18,6 +23,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import java.io.IOException;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpClient;
@@ -27,7 +33,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The service with {@code inference.engine=sglang} in front of the engine stand-in (scripted here:
@@ -38,7 +51,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @TestProfile(EngineServingTest.Profile.class)
-@org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.OrderAnnotation.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class EngineServingTest {
     static final ObjectMapper M = new ObjectMapper();
     static final EngineStandIn ENGINE = start();
@@ -54,7 +67,7 @@ class EngineServingTest {
     static EngineStandIn start() {
         try {
             return new EngineStandIn(true); // scripted: this JVM's Quarkus class loader holds ONNX Runtime already
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }
@@ -68,7 +81,7 @@ class EngineServingTest {
             Path source = TinyModels.write(root.resolve("model"), json, weights, DType.F32, 1);
             Checkpoint.saveHf(root.resolve("v0"), c, source, weights, null, DType.F32, 0, 0, Map.of(), 0);
             return root.resolve("v0");
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }
@@ -87,7 +100,7 @@ class EngineServingTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Order(1)
+    @Order(1)
     void completionsAreForwardedAndLabelledWithTheEnginesVersion() throws Exception {
         assertEquals("update_weights_from_disk v0", ENGINE.calls().getFirst(), "the start checkpoint went to the engine");
         int[] expected = {10, 11, 12, 0}; // the scripted engine's answer at v0
@@ -108,7 +121,7 @@ class EngineServingTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Order(2)
+    @Order(2)
     void whatTheEngineModeRefusesIsNamed() throws Exception {
         assertProblem(post("v1/completions", "{\"prompt\": [4], \"policy_version\": 7}"), 404, "policy version 7 is not loaded in the engine (loaded: [0])");
         assertProblem(post("v1/completions", "{\"prompt\": [4], \"stream\": true}"), 400, "stream: completions from the external engine are answered whole");
@@ -117,12 +130,12 @@ class EngineServingTest {
                 "ask the engine's own /v1/chat/completions");
     }
 
-    @org.eclipse.microprofile.config.inject.ConfigProperty(name = "mp.messaging.incoming.checkpoints-published.topic")
+    @ConfigProperty(name = "mp.messaging.incoming.checkpoints-published.topic")
     String checkpointsTopic;
 
     /** A checkpoint written for the engine alone (trainer.export-onnx=false): no graph, found by its manifest, loaded into the engine. */
     @Test
-    @org.junit.jupiter.api.Order(3)
+    @Order(3)
     void aCheckpointWithoutAnOnnxGraphGoesToTheEngineByItsManifest() throws Exception {
         Path root = V0.getParent();
         var c = HfConfig.read(root.resolve("model"));
@@ -131,12 +144,12 @@ class EngineServingTest {
         Checkpoint.saveHf(v1, c, root.resolve("model"), weights, null, DType.F32, 1, 10, Map.of(), 0, false);
         assertTrue(!Files.exists(v1.resolve(Checkpoint.ONNX)) && Files.isRegularFile(v1.resolve("model.safetensors")));
         Path manifest = v1.resolve("manifest.json");
-        var event = new ai.openalice.rl.events.CheckpointPublished(1, 10, null,
-                new ai.openalice.rl.events.ArtifactRef(manifest.toUri().toString(), Checkpoint.sha256(manifest), Files.size(manifest)), null, Map.of());
-        try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<String, byte[]>(ai.openalice.rl.testkit.TestStack.producerProperties())) {
-            var env = ai.openalice.rl.events.Envelope.of(event);
-            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(checkpointsTopic, env.key(),
-                    ai.openalice.rl.events.EventCodec.encode(env))).get(30, java.util.concurrent.TimeUnit.SECONDS);
+        var event = new CheckpointPublished(1, 10, null,
+                new ArtifactRef(manifest.toUri().toString(), Checkpoint.sha256(manifest), Files.size(manifest)), null, Map.of());
+        try (var producer = new KafkaProducer<String, byte[]>(TestStack.producerProperties())) {
+            var env = Envelope.of(event);
+            producer.send(new ProducerRecord<>(checkpointsTopic, env.key(),
+                    EventCodec.encode(env))).get(30, TimeUnit.SECONDS);
         }
         Waits.until("the engine told to load v1", Duration.ofSeconds(60), () -> ENGINE.calls().contains("update_weights_from_disk v1"));
         var r = post("v1/completions", "{\"prompt\": [4, 9, 2], \"max_tokens\": 6, \"temperature\": 0}");

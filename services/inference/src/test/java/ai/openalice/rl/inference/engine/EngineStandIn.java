@@ -18,7 +18,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
 
 /**
  * An HTTP stand-in for a GPU serving engine — the one accepted stand-in, since none runs here. It
@@ -58,7 +60,7 @@ final class EngineStandIn implements AutoCloseable {
         this.scripted = scripted;
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/", this::handle);
-        server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        server.setExecutor(Executors.newCachedThreadPool());
         server.start();
     }
 
@@ -274,6 +276,6 @@ final class EngineStandIn implements AutoCloseable {
         if (full != null) {
             full.close();
         }
-        adapters.values().stream().filter(java.util.Objects::nonNull).forEach(OrtPolicy::close);
+        adapters.values().stream().filter(Objects::nonNull).forEach(OrtPolicy::close);
     }
 }

@@ -19,6 +19,7 @@ import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import java.io.IOException;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpClient;
@@ -27,6 +28,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -70,7 +72,7 @@ class RealVllmServingTest {
             Path dir = Files.createTempDirectory("vllm-engine").resolve("v4");
             Checkpoint.saveHf(dir, m.config(), source, adapter.merge(m.floats()), adapter, DType.F32, 4, 40, Map.of(), 0, false);
             return dir;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }
@@ -88,7 +90,7 @@ class RealVllmServingTest {
                 V4.toString(), "--tokens", ids, "--max-new-tokens", "24").get("tokens"));
         int[] base = PythonReference.ints(PythonReference.reference("generate", "--model", PythonReference.smolLm2().toString(), "--tokens", ids,
                 "--max-new-tokens", "24").get("tokens"));
-        assertTrue(!java.util.Arrays.equals(expected, base), "the adapter changes the greedy answer (else vLLM ignoring it would pass)");
+        assertTrue(!Arrays.equals(expected, base), "the adapter changes the greedy answer (else vLLM ignoring it would pass)");
 
         var r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(this.base + "v1/completions")).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"prompt\": [" + ids + "], \"max_tokens\": 24, \"temperature\": 0}")).build(),

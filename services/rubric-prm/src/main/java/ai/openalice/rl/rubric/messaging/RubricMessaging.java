@@ -1,7 +1,11 @@
 package ai.openalice.rl.rubric.messaging;
 
+import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.rubric.repository.RubricStore;
 import ai.openalice.rl.rubric.service.ScoringService;
 import ai.openalice.rl.servicekit.OutboxRelay;
+import ai.openalice.rl.servicekit.Outboxes;
+import ai.openalice.rl.servicekit.WaitsOutDatabaseOutages;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.reactive.messaging.MutinyEmitter;
 import io.smallrye.reactive.messaging.annotations.Blocking;
@@ -19,7 +23,7 @@ public class RubricMessaging {
     ScoringService scoring;
 
     @Inject
-    ai.openalice.rl.servicekit.Outboxes outboxes;
+    Outboxes outboxes;
 
     @Inject
     @Channel(Channels.REWARDS_SCORED)
@@ -29,20 +33,20 @@ public class RubricMessaging {
 
     @PostConstruct
     void init() {
-        relay = outboxes.relay(ai.openalice.rl.rubric.repository.RubricStore.OUTBOX, Map.of(ai.openalice.rl.events.Topic.REWARDS_SCORED, rewards));
+        relay = outboxes.relay(RubricStore.OUTBOX, Map.of(Topic.REWARDS_SCORED, rewards));
     }
 
     /** The dispatcher's task versions; a malformed record goes to the dead-letter topic. */
     @Incoming(Channels.TASKS_ACCEPTED)
     @Blocking
-    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
+    @WaitsOutDatabaseOutages
     public void task(byte[] value) {
         scoring.rememberTask(value);
     }
 
     @Incoming(Channels.VERIFICATIONS_COMPLETED)
     @Blocking(ordered = false)
-    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
+    @WaitsOutDatabaseOutages
     public void verification(byte[] value) {
         scoring.score(value);
     }

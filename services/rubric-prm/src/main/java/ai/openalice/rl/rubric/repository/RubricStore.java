@@ -1,13 +1,20 @@
 package ai.openalice.rl.rubric.repository;
 
+import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.task.Task;
+import ai.openalice.rl.servicekit.Outbox;
 import ai.openalice.rl.servicekit.TaskReplica;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -17,14 +24,14 @@ import java.util.UUID;
 public class RubricStore {
     static final Duration DB = Duration.ofSeconds(30);
     /** rubric-prm's outbox (schema {@code rubric}). */
-    public static final ai.openalice.rl.servicekit.Outbox OUTBOX = new ai.openalice.rl.servicekit.Outbox("rubric");
+    public static final Outbox OUTBOX = new Outbox("rubric");
 
     @Inject
     Pool pool;
 
     private TaskReplica replica;
 
-    @jakarta.annotation.PostConstruct
+    @PostConstruct
     void init() {
         replica = new TaskReplica(pool, "rubric");
     }
@@ -40,7 +47,7 @@ public class RubricStore {
     }
 
     /** A model-written rubric kept for a task version. */
-    public Optional<com.fasterxml.jackson.databind.JsonNode> rubric(String taskId, int version) {
+    public Optional<JsonNode> rubric(String taskId, int version) {
         var rows = pool.preparedQuery("SELECT body FROM rubric.rubrics WHERE task_id = $1 AND task_version = $2")
                 .execute(Tuple.of(taskId, version)).await().atMost(DB);
         if (!rows.iterator().hasNext()) {
@@ -48,13 +55,13 @@ public class RubricStore {
         }
         try {
             return Optional.of(EventCodec.mapper().readTree(rows.iterator().next().getJsonObject("body").encode()));
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException(e);
         }
     }
 
     /** Keeps a rubric for a task version (the first one written wins: every rollout of the version is scored alike). */
-    public void saveRubric(String taskId, int version, String source, com.fasterxml.jackson.databind.JsonNode body) {
+    public void saveRubric(String taskId, int version, String source, JsonNode body) {
         pool.preparedQuery("INSERT INTO rubric.rubrics (task_id, task_version, source, body) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING")
                 .execute(Tuple.of(taskId, version, source, new JsonObject(body.toString()))).await().atMost(DB);
     }
@@ -66,12 +73,12 @@ public class RubricStore {
 
     /** Stores the score and queues its event; false when the rollout was already scored (a redelivery). */
     public boolean saveScore(UUID rolloutId, boolean masked, Double reward, Double sPrm, Integer rExec, String breakdownJson,
-            ai.openalice.rl.events.Envelope<?> event) {
+            Envelope<?> event) {
         return pool.withTransaction(conn -> conn
                 .preparedQuery("INSERT INTO rubric.scores (rollout_id, masked, reward, s_prm, r_exec, breakdown) VALUES ($1, $2, $3, $4, $5, $6)"
                         + " ON CONFLICT DO NOTHING")
-                .execute(Tuple.from(new Object[] {rolloutId, masked, reward, sPrm, rExec, new io.vertx.core.json.JsonArray(breakdownJson)}))
-                .chain(ins -> ins.rowCount() == 0 ? io.smallrye.mutiny.Uni.createFrom().item(false)
+                .execute(Tuple.from(new Object[] {rolloutId, masked, reward, sPrm, rExec, new JsonArray(breakdownJson)}))
+                .chain(ins -> ins.rowCount() == 0 ? Uni.createFrom().item(false)
                         : OUTBOX.enqueue(conn, event).replaceWith(true)))
                 .await().atMost(DB);
     }

@@ -13,7 +13,9 @@ import ai.openalice.rl.prm.RubricParser;
 import ai.openalice.rl.prm.Scorer;
 import ai.openalice.rl.prm.StepUtility;
 import ai.openalice.rl.rubric.config.RubricConfig;
+import ai.openalice.rl.rubric.repository.RubricStore;
 import ai.openalice.rl.servicekit.rest.Problems;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.inject.Inject;
@@ -42,7 +44,7 @@ public class RubricResource {
     RubricConfig config;
 
     @Inject
-    ai.openalice.rl.rubric.repository.RubricStore store;
+    RubricStore store;
 
     @POST
     @Path("score")
@@ -110,7 +112,7 @@ public class RubricResource {
         }
         try {
             return EventCodec.mapper().treeToValue(t, Trajectory.class);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException | RuntimeException e) {
+        } catch (JsonProcessingException | RuntimeException e) {
             throw new IllegalArgumentException("trajectory is not a trajectory: " + e.getMessage());
         }
     }

@@ -8,8 +8,10 @@ import ai.openalice.rl.policy.PolicyException;
 import ai.openalice.rl.prm.RubricParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * The Rubric Agent: asks a model, through the Policy SPI, to write a task's rubric in the check
@@ -37,7 +39,7 @@ public final class RubricAgent {
     }
 
     /** The model's rubric JSON, parsed and validated; empty with the reason logged when it is not a valid rubric. */
-    public Optional<JsonNode> write(Task task, java.util.function.Consumer<String> refused) {
+    public Optional<JsonNode> write(Task task, Consumer<String> refused) {
         String prompt = String.format(PROMPT, task.problemStatement(), task.patch() == null ? "" : task.patch(),
                 String.join(", ", task.failToPass()));
         String text;
@@ -57,7 +59,7 @@ public final class RubricAgent {
             JsonNode json = new ObjectMapper().readTree(text.substring(start, end + 1));
             RubricParser.parse(json, 1); // validates: weights, check types, fields
             return Optional.of(json);
-        } catch (java.io.IOException | IllegalArgumentException e) {
+        } catch (IOException | IllegalArgumentException e) {
             refused.accept("the rubric model's rubric is invalid: " + e.getMessage());
             return Optional.empty();
         }

@@ -12,6 +12,7 @@ import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.VerificationCompleted;
 import ai.openalice.rl.events.VerificationStatus;
 import ai.openalice.rl.events.task.Task;
+import ai.openalice.rl.policy.OpenAiPolicy;
 import ai.openalice.rl.prm.EpisodeFacts;
 import ai.openalice.rl.prm.Privileged;
 import ai.openalice.rl.prm.Rubric;
@@ -21,12 +22,16 @@ import ai.openalice.rl.rubric.config.RubricConfig;
 import ai.openalice.rl.rubric.repository.RubricStore;
 import ai.openalice.rl.servicekit.BoundedRetry;
 import ai.openalice.rl.servicekit.Inbox;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.jboss.logging.Logger;
@@ -96,7 +101,7 @@ public class ScoringService {
                     rubric.version(), criteria, episode.trajectory());
             try {
                 breakdown = EventCodec.mapper().writeValueAsString(criteria);
-            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            } catch (JsonProcessingException e) {
                 throw new IllegalStateException(e);
             }
         }
@@ -109,11 +114,11 @@ public class ScoringService {
 
     private RubricAgent agent;
 
-    @jakarta.annotation.PostConstruct
+    @PostConstruct
     void init() {
         if (config.agent().enabled()) {
-            agent = new RubricAgent(new ai.openalice.rl.policy.OpenAiPolicy(URI.create(config.agent().url()), null, -1,
-                    java.time.Duration.ofMinutes(2)), config.agent().maxTokens());
+            agent = new RubricAgent(new OpenAiPolicy(URI.create(config.agent().url()), null, -1,
+                    Duration.ofMinutes(2)), config.agent().maxTokens());
         }
     }
 
@@ -146,7 +151,7 @@ public class ScoringService {
             case TrajectoryRef.Stored s -> {
                 try {
                     yield EventCodec.mapper().readValue(Files.readAllBytes(Path.of(URI.create(s.artifact().uri()))), Trajectory.class);
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     throw new IllegalStateException("cannot read the trajectory at " + s.artifact().uri() + ": " + e.getMessage(), e);
                 }
             }

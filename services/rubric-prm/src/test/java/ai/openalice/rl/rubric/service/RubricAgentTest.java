@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskReader;
+import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.policy.Completion;
 import ai.openalice.rl.policy.CompletionRequest;
 import ai.openalice.rl.policy.Policy;
@@ -28,7 +29,7 @@ class RubricAgentTest {
             }
 
             public Completion complete(CompletionRequest r) {
-                prompts.add(new ai.openalice.rl.model.tokenizer.ByteTokenizer().decode(r.prompt()));
+                prompts.add(new ByteTokenizer().decode(r.prompt()));
                 return new Completion(new int[0], new double[0], text, Completion.FinishReason.STOP, 0);
             }
         };

@@ -1,8 +1,10 @@
 package ai.openalice.rl.runner.messaging;
 
+import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.runner.repository.LeaseRepository;
 import ai.openalice.rl.runner.service.EpisodeService;
 import ai.openalice.rl.servicekit.OutboxRelay;
+import ai.openalice.rl.servicekit.Outboxes;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.reactive.messaging.MutinyEmitter;
@@ -31,7 +33,7 @@ public class RunnerMessaging {
     LeaseRepository leases;
 
     @Inject
-    ai.openalice.rl.servicekit.Outboxes outboxes;
+    Outboxes outboxes;
 
     @Inject
     @Channel(Channels.ROLLOUTS_COMPLETED)
@@ -41,7 +43,7 @@ public class RunnerMessaging {
 
     @PostConstruct
     void init() {
-        relay = outboxes.relay(LeaseRepository.OUTBOX, Map.of(ai.openalice.rl.events.Topic.ROLLOUTS_COMPLETED, completed));
+        relay = outboxes.relay(LeaseRepository.OUTBOX, Map.of(Topic.ROLLOUTS_COMPLETED, completed));
     }
 
     /**

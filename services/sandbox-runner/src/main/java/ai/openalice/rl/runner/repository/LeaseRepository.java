@@ -1,5 +1,8 @@
 package ai.openalice.rl.runner.repository;
 
+import ai.openalice.rl.events.Envelope;
+import ai.openalice.rl.servicekit.Outbox;
+import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -16,7 +19,7 @@ import java.util.UUID;
 @ApplicationScoped
 public class LeaseRepository {
     /** The runner\'s outbox (schema {@code runner}). */
-    public static final ai.openalice.rl.servicekit.Outbox OUTBOX = new ai.openalice.rl.servicekit.Outbox("runner");
+    public static final Outbox OUTBOX = new Outbox("runner");
     static final Duration DB = Duration.ofSeconds(30);
 
     @Inject
@@ -44,11 +47,11 @@ public class LeaseRepository {
     }
 
     /** Marks the rollout published and queues its event, in one transaction; false when the lease was lost meanwhile. */
-    public boolean publish(UUID rolloutId, String owner, ai.openalice.rl.events.Envelope<?> event) {
+    public boolean publish(UUID rolloutId, String owner, Envelope<?> event) {
         return pool.withTransaction(conn -> conn
                 .preparedQuery("UPDATE runner.leases SET state = 'published' WHERE rollout_id = $1 AND owner = $2 AND state = 'running'")
                 .execute(Tuple.of(rolloutId, owner))
-                .chain(updated -> updated.rowCount() != 1 ? io.smallrye.mutiny.Uni.createFrom().item(false)
+                .chain(updated -> updated.rowCount() != 1 ? Uni.createFrom().item(false)
                         : OUTBOX.enqueue(conn, event).replaceWith(true)))
                 .await().atMost(DB);
     }

@@ -6,6 +6,7 @@ import ai.openalice.rl.agent.format.ToolCallFormat;
 import ai.openalice.rl.agent.loop.AgentLoop;
 import ai.openalice.rl.agent.loop.Episode;
 import ai.openalice.rl.agent.loop.LoopConfig;
+import ai.openalice.rl.agent.loop.TestTimeSelection;
 import ai.openalice.rl.agent.tools.Tools;
 import ai.openalice.rl.events.ArtifactRef;
 import ai.openalice.rl.events.Envelope;
@@ -16,15 +17,27 @@ import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.TrajectoryRef;
+import ai.openalice.rl.harness.SandboxReadable;
+import ai.openalice.rl.harness.TestEnvironment;
+import ai.openalice.rl.model.chat.ChatLayout;
+import ai.openalice.rl.model.tokenizer.Tokenizer;
 import ai.openalice.rl.policy.PolicyException;
 import ai.openalice.rl.runner.config.RunnerConfig;
 import ai.openalice.rl.runner.repository.LeaseRepository;
+import ai.openalice.rl.sandbox.OutageWaitingProvider;
 import ai.openalice.rl.sandbox.Sandbox;
 import ai.openalice.rl.sandbox.SandboxException;
 import ai.openalice.rl.sandbox.SandboxProvider;
 import ai.openalice.rl.sandbox.SandboxSpec;
 import ai.openalice.rl.sandbox.WorkspaceSource;
 import ai.openalice.rl.sandbox.kubernetes.KubernetesSandboxConfig;
+import ai.openalice.rl.servicekit.ArtifactRetention;
+import ai.openalice.rl.servicekit.DiskSpace;
+import ai.openalice.rl.servicekit.Inbox;
+import ai.openalice.rl.servicekit.InstanceId;
+import ai.openalice.rl.servicekit.WaitsOutDatabaseOutages;
+import ai.openalice.rl.servicekit.auth.ClientToken;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PostConstruct;
@@ -32,10 +45,16 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -54,7 +73,7 @@ public class EpisodeService {
     private static final Logger LOG = Logger.getLogger(EpisodeService.class);
 
     @Inject
-    ai.openalice.rl.servicekit.Inbox inbox;
+    Inbox inbox;
 
     @Inject
     RunnerConfig config;
@@ -66,31 +85,31 @@ public class EpisodeService {
     MeterRegistry metrics;
 
     @Inject
-    ai.openalice.rl.servicekit.auth.ClientToken clientToken;
+    ClientToken clientToken;
 
     private String owner;
     private SandboxProvider sandboxes;
     private PolicyFactory policies;
     private ToolCallFormat format;
     private AgentLoop.Prompt prompt;
-    private ai.openalice.rl.model.tokenizer.Tokenizer tokenizer;
-    private ai.openalice.rl.model.chat.ChatLayout layout;
+    private Tokenizer tokenizer;
+    private ChatLayout layout;
     private final Set<UUID> inFlight = ConcurrentHashMap.newKeySet();
     private volatile boolean stopping;
-    private ai.openalice.rl.servicekit.DiskSpace disk;
+    private DiskSpace disk;
 
     @PostConstruct
     void init() {
-        owner = ai.openalice.rl.servicekit.InstanceId.orDefault(config.id(), "runner");
-        var mounted = new java.util.LinkedHashMap<String, java.nio.file.Path>();
+        owner = InstanceId.orDefault(config.id(), "runner");
+        var mounted = new LinkedHashMap<String, Path>();
         mounted.put("runner.mirrors", config.mirrors().orElse(null));
         mounted.put("runner.maven-repository", config.mavenRepository().orElse(null));
         mounted.put("runner.maven-home", config.mavenHome().orElse(null));
-        ai.openalice.rl.harness.SandboxReadable.requireReadable("runner", mounted);
+        SandboxReadable.requireReadable("runner", mounted);
         var backend = SandboxBackends.open(config.sandboxBackend(), config.sandboxRoot(), this::kubernetesSettings,
                 () -> new KubernetesClientBuilder().build());
         SandboxBackends.warmUp(backend);
-        var waiting = ai.openalice.rl.sandbox.OutageWaitingProvider.of(backend, config.sandboxOutageGrace());
+        var waiting = OutageWaitingProvider.of(backend, config.sandboxOutageGrace());
         metrics.gauge("runner_sandbox_backend_available", waiting, w -> w.available() ? 1 : 0);
         metrics.more().counter("runner_sandbox_outage_waits_total", List.of(), waiting, w -> w.waits());
         sandboxes = waiting;
@@ -108,7 +127,7 @@ public class EpisodeService {
         };
         policies = new PolicyFactory(config, tokenizer, format, clientToken.supplier());
         metrics.gaugeCollectionSize("runner_episodes_in_flight", List.of(), inFlight);
-        disk = ai.openalice.rl.servicekit.DiskSpace.of(List.of(config.artifactDir(), config.sandboxRoot()), config.minFreeDiskMib() << 20);
+        disk = DiskSpace.of(List.of(config.artifactDir(), config.sandboxRoot()), config.minFreeDiskMib() << 20);
         metrics.gauge("runner_disk_paused", disk, d -> d.paused() ? 1 : 0);
         metrics.gauge("runner_disk_free_bytes", disk, d -> d.leastFree());
     }
@@ -145,7 +164,7 @@ public class EpisodeService {
     }
 
     /** One rollout request; a database outage on the way is waited out (the request stays unacknowledged), never dead-lettered. */
-    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
+    @WaitsOutDatabaseOutages
     public void run(byte[] value) {
         if (stopping) {
             throw new IllegalStateException("runner " + owner + " is shutting down; the rollout stays for another runner");
@@ -202,7 +221,7 @@ public class EpisodeService {
         try {
             long size = EventCodec.mapper().writeValueAsBytes(patch == null ? "" : patch).length;
             return size > limit ? size : null;
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
     }
@@ -210,7 +229,7 @@ public class EpisodeService {
     /** The agent's sandbox: the task's workspace, and what its tests need from the host (Maven) as the verifier has it. */
     SandboxSpec agentSpec(RolloutRequested r) {
         var base = SandboxSpec.of(WorkspaceSource.of(r.task().workspace(), config.mirrors().orElse(null)));
-        return ai.openalice.rl.harness.TestEnvironment.of(config.mavenRepository().orElse(null), config.mavenHome().orElse(null), null, null)
+        return TestEnvironment.of(config.mavenRepository().orElse(null), config.mavenHome().orElse(null), null, null)
                 .applyTo(base).withLabels(Map.of("task", r.taskId(), "rollout", r.rolloutId().toString()));
     }
 
@@ -230,8 +249,8 @@ public class EpisodeService {
         var cfg = LoopConfig.defaults(limits.maxSteps(), context).withTimeout(Duration.ofSeconds(limits.episodeTimeoutS()))
                 .withSampling(r.sampling().temperature(), r.sampling().topP(), r.sampling().seed(), r.sampling().maxTokensPerTurn());
         try (Sandbox sandbox = sandboxes.create(agentSpec(r))) {
-            var selection = config.testTimeCandidates() < 2 ? null : new ai.openalice.rl.agent.loop.TestTimeSelection(config.testTimeCandidates(),
-                    config.testTimeBeta(), new RubricStepScorer(java.net.URI.create(config.rubricUrl()), r.taskId(), r.ref().taskVersion(),
+            var selection = config.testTimeCandidates() < 2 ? null : new TestTimeSelection(config.testTimeCandidates(),
+                    config.testTimeBeta(), new RubricStepScorer(URI.create(config.rubricUrl()), r.taskId(), r.ref().taskVersion(),
                             clientToken.supplier()));
             var loop = new AgentLoop(policies.forEpisode(r.taskId(), r.rolloutId()), tokenizer, format, Tools.standard(), selection)
                     .withPrompt(prompt).withLayout(layout);
@@ -246,13 +265,13 @@ public class EpisodeService {
     /** Deletes trajectory files older than {@code runner.keep-artifacts}; counted in {@code runner_artifacts_pruned_total} and {@code _bytes_total}. */
     public void pruneArtifacts() {
         try {
-            var pruned = ai.openalice.rl.servicekit.ArtifactRetention.prune(config.artifactDir(), config.keepArtifacts(), java.time.Instant.now());
+            var pruned = ArtifactRetention.prune(config.artifactDir(), config.keepArtifacts(), Instant.now());
             metrics.counter("runner_artifacts_pruned_total").increment(pruned.files());
             metrics.counter("runner_artifacts_pruned_bytes_total").increment(pruned.bytes());
             if (pruned.files() > 0) {
                 LOG.infof("deleted %d trajectory file(s), %d bytes, older than %s", pruned.files(), pruned.bytes(), config.keepArtifacts());
             }
-        } catch (java.io.UncheckedIOException e) {
+        } catch (UncheckedIOException e) {
             LOG.warnf("artifact retention: %s; trying again at the next prune (runner.prune-every)", e.getMessage());
         }
     }
@@ -266,11 +285,11 @@ public class EpisodeService {
             }
             Files.createDirectories(config.artifactDir());
             var file = config.artifactDir().resolve(rolloutId + ".json");
-            int full = ai.openalice.rl.servicekit.DiskSpace.writeWaitingForRoom(file, json, "the trajectory of " + rolloutId, () -> stopping);
+            int full = DiskSpace.writeWaitingForRoom(file, json, "the trajectory of " + rolloutId, () -> stopping);
             metrics.counter("runner_disk_full_waits_total").increment(full);
             String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(json));
             return new TrajectoryRef.Stored(new ArtifactRef(file.toUri().toString(), sha, json.length));
-        } catch (IOException | java.security.NoSuchAlgorithmException e) {
+        } catch (IOException | NoSuchAlgorithmException e) {
             throw new IllegalStateException("cannot store the trajectory of " + rolloutId + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

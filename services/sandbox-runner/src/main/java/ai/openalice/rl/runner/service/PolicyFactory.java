@@ -9,10 +9,12 @@ import ai.openalice.rl.policy.OpenAiPolicy;
 import ai.openalice.rl.policy.Policy;
 import ai.openalice.rl.policy.PolicyException;
 import ai.openalice.rl.runner.config.RunnerConfig;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Random;
 import java.util.UUID;
 import java.util.function.Supplier;
 
@@ -27,7 +29,7 @@ final class PolicyFactory {
     private final ToolCallFormat format;
     private final Policy http;
     private final Map<String, String> goldPatches = new HashMap<>();
-    private final Map<String, com.fasterxml.jackson.databind.JsonNode> oracleTrajectories = new HashMap<>();
+    private final Map<String, JsonNode> oracleTrajectories = new HashMap<>();
 
     PolicyFactory(RunnerConfig config, Tokenizer tokenizer, ToolCallFormat format, Supplier<String> bearer) {
         this.config = config;
@@ -58,7 +60,7 @@ final class PolicyFactory {
                 }
                 var trajectory = oracleTrajectories.get(taskId);
                 var oracle = trajectory != null ? OraclePolicy.replaying(trajectory, tokenizer, format) : new OraclePolicy(patch, tokenizer, format);
-                boolean fail = new java.util.Random(rolloutId.getMostSignificantBits() ^ rolloutId.getLeastSignificantBits()).nextDouble()
+                boolean fail = new Random(rolloutId.getMostSignificantBits() ^ rolloutId.getLeastSignificantBits()).nextDouble()
                         < config.oracleFailureProbability();
                 yield fail ? oracle.withoutFix() : oracle;
             }

@@ -2,10 +2,12 @@ package ai.openalice.rl.runner.service;
 
 import ai.openalice.rl.agent.format.ToolCallFormat;
 import ai.openalice.rl.agent.loop.TestTimeSelection;
+import ai.openalice.rl.auth.Tokens;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.policy.PolicyException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -51,7 +53,7 @@ final class RubricStepScorer implements TestTimeSelection.StepScorer {
             var request = HttpRequest.newBuilder(endpoint).timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json");
             String token = bearer.get();
             if (token != null) {
-                request.header("Authorization", ai.openalice.rl.auth.Tokens.authorization(token));
+                request.header("Authorization", Tokens.authorization(token));
             }
             var resp = HTTP.send(request.POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(), HttpResponse.BodyHandlers.ofString());
             if (resp.statusCode() != 200) {
@@ -60,7 +62,7 @@ final class RubricStepScorer implements TestTimeSelection.StepScorer {
             var out = new ArrayList<Double>();
             EventCodec.mapper().readTree(resp.body()).path("utilities").forEach(u -> out.add(u.asDouble()));
             return out;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new PolicyException("rubric-prm unreachable at " + endpoint + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -11,6 +11,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfigBuilder;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -59,8 +61,8 @@ class SandboxBackendsTest {
         var bad = Map.of("runner.sandbox-backend", List.of("docker", "local", "kubernetes"), "runner.tool-call-format", List.of("jsn", "compact", "json"),
                 "runner.policy", List.of("orcale", "http", "oracle", "random"));
         for (var b : bad.entrySet()) {
-            var e = assertThrows(RuntimeException.class, () -> new io.smallrye.config.SmallRyeConfigBuilder().withMapping(RunnerConfig.class)
-                    .withSources(new io.smallrye.config.PropertiesConfigSource(Map.of(b.getKey(), b.getValue().getFirst()), "test", 500)).build());
+            var e = assertThrows(RuntimeException.class, () -> new SmallRyeConfigBuilder().withMapping(RunnerConfig.class)
+                    .withSources(new PropertiesConfigSource(Map.of(b.getKey(), b.getValue().getFirst()), "test", 500)).build());
             String message = e.getMessage();
             for (String part : b.getValue()) {
                 assertTrue(message.contains(part), b.getKey() + ": " + message);

@@ -146,7 +146,7 @@ public interface DispatcherConfig {
      * Curriculum cohorts: the name of a task field (e.g. {@code family}, {@code repo}); tasks with
      * the same value also share a bench, with the same rule as a task's own. Unset: none.
      */
-    java.util.Optional<String> curriculumCohort();
+    Optional<String> curriculumCohort();
 
     /** Sampling of every turn. */
     Sampling sampling();

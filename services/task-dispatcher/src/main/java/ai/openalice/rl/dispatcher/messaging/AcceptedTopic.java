@@ -2,10 +2,12 @@ package ai.openalice.rl.dispatcher.messaging;
 
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.servicekit.KafkaClients;
 import ai.openalice.rl.servicekit.KafkaTopics;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.util.Locale;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -22,7 +24,7 @@ public class AcceptedTopic {
     TaskStore tasks;
 
     @Inject
-    ai.openalice.rl.servicekit.KafkaClients kafka;
+    KafkaClients kafka;
 
     @ConfigProperty(name = "mp.messaging.outgoing.tasks-accepted-out.topic")
     String topic;
@@ -36,7 +38,7 @@ public class AcceptedTopic {
         if (!provisioned) {
             try {
                 var outcome = KafkaTopics.ensure(kafka.connection(), Topic.TASKS_ACCEPTED, topic);
-                LOG.infof("%s: %s", topic, outcome.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '));
+                LOG.infof("%s: %s", topic, outcome.name().toLowerCase(Locale.ROOT).replace('_', ' '));
                 provisioned = true;
             } catch (Exception e) {
                 LOG.warnf("%s: cannot check its compaction yet (%s); trying again in 30 s", topic, e.getMessage());

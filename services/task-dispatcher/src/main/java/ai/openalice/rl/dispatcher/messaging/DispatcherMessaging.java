@@ -10,16 +10,21 @@ import ai.openalice.rl.events.RewardScored;
 import ai.openalice.rl.events.RolloutCompleted;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.VerificationCompleted;
+import ai.openalice.rl.servicekit.Inbox;
 import ai.openalice.rl.servicekit.OutboxRelay;
+import ai.openalice.rl.servicekit.Outboxes;
+import ai.openalice.rl.servicekit.WaitsOutDatabaseOutages;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.reactive.messaging.MutinyEmitter;
 import io.smallrye.reactive.messaging.annotations.Blocking;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.util.ArrayList;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.jboss.logging.Logger;
@@ -35,7 +40,7 @@ public class DispatcherMessaging {
     private static final Logger LOG = Logger.getLogger(DispatcherMessaging.class);
 
     @Inject
-    ai.openalice.rl.servicekit.Inbox inbox;
+    Inbox inbox;
 
     @Inject
     IntakeService intake;
@@ -47,7 +52,7 @@ public class DispatcherMessaging {
     Scheduler scheduler;
 
     @Inject
-    ai.openalice.rl.servicekit.Outboxes outboxes;
+    Outboxes outboxes;
 
 
     @Inject
@@ -72,37 +77,37 @@ public class DispatcherMessaging {
 
     @Incoming(Channels.TASKS_SUBMITTED)
     @Blocking
-    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
-    public void tasks(org.apache.kafka.clients.consumer.ConsumerRecords<String, byte[]> records) {
-        var list = new java.util.ArrayList<ConsumerRecord<String, byte[]>>();
+    @WaitsOutDatabaseOutages
+    public void tasks(ConsumerRecords<String, byte[]> records) {
+        var list = new ArrayList<ConsumerRecord<String, byte[]>>();
         records.forEach(list::add);
         intake.fromKafka(list);
     }
 
     @Incoming(Channels.ROLLOUTS_COMPLETED)
     @Blocking
-    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
+    @WaitsOutDatabaseOutages
     public void completed(byte[] value) {
         this.<RolloutCompleted>read(Topic.ROLLOUTS_COMPLETED, value, lifecycle::completed);
     }
 
     @Incoming(Channels.VERIFICATIONS_COMPLETED)
     @Blocking
-    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
+    @WaitsOutDatabaseOutages
     public void verified(byte[] value) {
         this.<VerificationCompleted>read(Topic.VERIFICATIONS_COMPLETED, value, lifecycle::verified);
     }
 
     @Incoming(Channels.REWARDS_SCORED)
     @Blocking
-    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
+    @WaitsOutDatabaseOutages
     public void scored(byte[] value) {
         this.<RewardScored>read(Topic.REWARDS_SCORED, value, lifecycle::scored);
     }
 
     @Incoming(Channels.CHECKPOINTS_PUBLISHED)
     @Blocking
-    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
+    @WaitsOutDatabaseOutages
     public void checkpoint(byte[] value) {
         this.<CheckpointPublished>read(Topic.CHECKPOINTS_PUBLISHED, value, lifecycle::checkpoint);
     }

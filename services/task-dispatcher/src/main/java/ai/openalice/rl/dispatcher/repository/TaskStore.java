@@ -8,15 +8,21 @@ import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskParser;
 import ai.openalice.rl.events.task.TaskVersioning;
 import ai.openalice.rl.servicekit.Sql;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -108,7 +114,7 @@ public class TaskStore {
             int n = 0;
             for (Row r : sql.query("SELECT task_id, version, content_hash, body FROM dispatcher.tasks WHERE NOT announced"
                     + " ORDER BY task_id, version LIMIT $1 FOR UPDATE SKIP LOCKED", limit)) {
-                var body = (com.fasterxml.jackson.databind.node.ObjectNode) readJson(r.getString("task_id"), r.getJsonObject("body"));
+                var body = (ObjectNode) readJson(r.getString("task_id"), r.getJsonObject("body"));
                 announce(sql, new TaskAccepted(r.getString("task_id"), r.getInteger("version"), r.getString("content_hash"), body));
                 sql.query("UPDATE dispatcher.tasks SET announced = true WHERE task_id = $1 AND version = $2", r.getString("task_id"), r.getInteger("version"));
                 n++;
@@ -121,7 +127,7 @@ public class TaskStore {
     public record Versioned(Task task, int version, String contentHash) {}
 
     /** Parsed tasks by id and version (a version never changes): most recent 4,096. */
-    private final Map<String, Versioned> parsed = java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(256, 0.75f, true) {
+    private final Map<String, Versioned> parsed = Collections.synchronizedMap(new LinkedHashMap<>(256, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Versioned> eldest) {
             return size() > 4096;
@@ -163,24 +169,24 @@ public class TaskStore {
         };
     }
 
-    private static com.fasterxml.jackson.databind.JsonNode readJson(String taskId, JsonObject body) {
+    private static JsonNode readJson(String taskId, JsonObject body) {
         try {
             return EventCodec.mapper().readTree(body.encode());
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException("stored task " + taskId + " is not JSON", e);
         }
     }
 
     /** {@code GET /tasks/{id}}: versions, scheduling and curriculum state (the task's and its cohort's), the recent solve-rate history. */
     public record TaskView(String taskId, int version, String split, String source, int priority, long groups, Bench curriculum,
-            @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) CohortView cohort,
+            @JsonInclude(JsonInclude.Include.NON_NULL) CohortView cohort,
             Double lastSolveRate, List<VersionView> versions, List<SolveView> solveHistory) {}
 
     /** Uniform groups in a row, and the first round it may be scheduled again. */
     public record Bench(int streak, long skipUntilRound) {}
 
     /** The cohort's curriculum state (only its name before its first group). */
-    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     public record CohortView(String cohort, Integer streak, Long skipUntilRound, Long groups, Double lastSolveRate) {}
 
     public record VersionView(int version, String source, String contentHash, String createdAt) {}

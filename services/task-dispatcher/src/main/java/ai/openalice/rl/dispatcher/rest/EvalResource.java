@@ -1,6 +1,7 @@
 package ai.openalice.rl.dispatcher.rest;
 
 import ai.openalice.rl.auth.Roles;
+import ai.openalice.rl.dispatcher.model.IntakeOutcome;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.dispatcher.service.EvalService;
 import ai.openalice.rl.dispatcher.service.IntakeService;
@@ -67,7 +68,7 @@ public class EvalResource {
             var jsonl = new StringBuilder();
             body.get("tasks").forEach(t -> jsonl.append(t.toString()).append('\n'));
             var outcomes = intake.fromRest(jsonl.toString(), "eval", null, false);
-            if (outcomes.stream().anyMatch(ai.openalice.rl.dispatcher.model.IntakeOutcome::refused)) {
+            if (outcomes.stream().anyMatch(IntakeOutcome::refused)) {
                 return Problems.of(400, "Invalid evaluation", "some tasks were rejected; see tasks[].errors", Map.of("tasks", outcomes));
             }
             outcomes.forEach(o -> ids.add(o.taskId()));

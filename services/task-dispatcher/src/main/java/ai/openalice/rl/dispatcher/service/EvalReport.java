@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * {@code GET /evals/{id}}: an evaluation run so far — pass@1 (the mean), pass@k (unbiased
@@ -67,7 +68,7 @@ public record EvalReport(String evalRunId, long policyVersion, int k, double alp
                 Selection.bestHybrid(candidates, alpha).executionScore());
     }
 
-    private static double mean(List<TaskScores> tasks, java.util.function.Function<TaskScores, Double> score) {
+    private static double mean(List<TaskScores> tasks, Function<TaskScores, Double> score) {
         return tasks.stream().mapToDouble(score::apply).sum() / tasks.size();
     }
 }

@@ -1,6 +1,8 @@
 package ai.openalice.rl.dispatcher.service;
 
+import ai.openalice.rl.dispatcher.config.DispatcherConfig;
 import ai.openalice.rl.dispatcher.model.IntakeOutcome;
+import ai.openalice.rl.dispatcher.repository.GroupStore;
 import ai.openalice.rl.dispatcher.repository.TaskStore;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
@@ -10,16 +12,23 @@ import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.task.FieldError;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.events.task.TaskParser;
+import ai.openalice.rl.servicekit.DatabaseUnavailableException;
 import ai.openalice.rl.servicekit.OutboxRelay;
 import ai.openalice.rl.servicekit.Sql;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.pgclient.PgException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jboss.logging.Logger;
 
 /**
@@ -37,13 +46,13 @@ public class IntakeService {
     TaskStore store;
 
     @Inject
-    ai.openalice.rl.dispatcher.config.DispatcherConfig config;
+    DispatcherConfig config;
 
     @Inject
     MeterRegistry metrics;
 
     @Inject
-    io.vertx.mutiny.sqlclient.Pool pool;
+    Pool pool;
 
     /**
      * A batch of records from {@code tasks.submitted}: stored, and rejections queued, in one
@@ -52,7 +61,7 @@ public class IntakeService {
      * reason — one bad record never stops the intake. (With the database down, the rejection
      * fails too and the batch is redelivered.)
      */
-    public void fromKafka(List<org.apache.kafka.clients.consumer.ConsumerRecord<String, byte[]>> all) {
+    public void fromKafka(List<ConsumerRecord<String, byte[]>> all) {
         // releases before tasks.accepted announced REST tasks on tasks.submitted; reading those back would
         // re-validate every REST task, and re-add it if it was deleted in between
         var records = all.stream().filter(r -> !OutboxRelay.sentBy("dispatcher", r)).toList();
@@ -66,7 +75,7 @@ public class IntakeService {
                 try {
                     storeBatch(List.of(rec));
                 } catch (RuntimeException e) {
-                    if (ai.openalice.rl.servicekit.DatabaseUnavailableException.isOutage(e)) {
+                    if (DatabaseUnavailableException.isOutage(e)) {
                         throw e; // not the task's fault: the record stays uncommitted and is read again after the restart, not rejected
                     }
                     LOG.warnf("task record %s-%d@%d cannot be stored: %s", rec.topic(), rec.partition(), rec.offset(), e.getMessage());
@@ -81,7 +90,7 @@ public class IntakeService {
         }
     }
 
-    private void storeBatch(List<org.apache.kafka.clients.consumer.ConsumerRecord<String, byte[]>> records) {
+    private void storeBatch(List<ConsumerRecord<String, byte[]>> records) {
         Sql.transaction(pool, sql -> {
             for (var rec : records) {
                 var origin = TaskRejected.Origin.kafka(rec.topic(), rec.partition(), rec.offset());
@@ -133,10 +142,10 @@ public class IntakeService {
 
     private static boolean single(String text) {
         try {
-            EventCodec.mapper().readerFor(JsonNode.class).with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            EventCodec.mapper().readerFor(JsonNode.class).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                     .readValue(text);
             return true;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return false;
         }
     }
@@ -145,7 +154,7 @@ public class IntakeService {
         JsonNode node;
         try {
             node = EventCodec.mapper().readTree(text);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             metrics.counter("dispatcher_tasks_total", "outcome", "rejected").increment();
             return new IntakeOutcome.Rejected(line, null, List.of(new FieldError("$", FieldError.Code.MALFORMED_JSON,
                     "not JSON: " + e.getOriginalMessage())));
@@ -207,7 +216,7 @@ public class IntakeService {
         int bytes;
         try {
             bytes = EventCodec.mapper().writeValueAsBytes(task).length;
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             return "the task cannot be written as JSON: " + e.getOriginalMessage();
         }
         return bytes <= limit ? null : "the task is " + bytes + " bytes of JSON, over dispatcher.max-task-bytes (" + limit
@@ -224,7 +233,7 @@ public class IntakeService {
     /** The database's message when it refused the data itself (SQLSTATE class 22, e.g. a NUL in jsonb), else null. */
     static String dataError(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof io.vertx.pgclient.PgException pg && pg.getSqlState() != null && pg.getSqlState().startsWith("22")) {
+            if (t instanceof PgException pg && pg.getSqlState() != null && pg.getSqlState().startsWith("22")) {
                 return pg.getErrorMessage() + (pg.getDetail() == null ? "" : " (" + pg.getDetail() + ")");
             }
         }
@@ -233,7 +242,7 @@ public class IntakeService {
 
     private void reject(Sql sql, TaskRejected r) {
         var env = Envelope.of(new TaskRejected(r.source(), r.taskId(), r.reasons(), cut(r.originalPayload()), r.origin()));
-        ai.openalice.rl.dispatcher.repository.GroupStore.OUTBOX.enqueue(sql, env);
+        GroupStore.OUTBOX.enqueue(sql, env);
         LOG.warnf("task %s from %s rejected: %s", r.taskId(), r.source(), r.reasons());
     }
 }

@@ -3,6 +3,7 @@ package ai.openalice.rl.dispatcher.service;
 import ai.openalice.rl.dispatcher.config.DispatcherConfig;
 import ai.openalice.rl.dispatcher.repository.PaceStore;
 import ai.openalice.rl.servicekit.Sql;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -77,7 +78,7 @@ public class Pacer {
         return Math.max(0, room);
     }
 
-    @jakarta.annotation.PostConstruct
+    @PostConstruct
     void check() {
         if (config.pace().groupsPerVersion() < 0 || config.pace().versionsAhead() < 1) {
             throw new IllegalArgumentException("dispatcher.pace.groups-per-version must be >= 0 (0: no pacing) and dispatcher.pace.versions-ahead >= 1,"

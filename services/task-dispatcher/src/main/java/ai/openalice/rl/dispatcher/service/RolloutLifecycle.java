@@ -20,6 +20,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
 import org.jboss.logging.Logger;
@@ -171,7 +172,7 @@ public class RolloutLifecycle {
                 String reason = "stale: sampled at policy v" + g.policyVersion() + ", trainer at v" + current + " (max-staleness " + maxStaleness + ")";
                 groups.drop(sql, id, reason);
                 history.countStaleness(sql, current - g.policyVersion(), false);
-                metrics.counter("dispatcher_groups_stale_total", "action", config.staleAction().name().toLowerCase(java.util.Locale.ROOT)).increment();
+                metrics.counter("dispatcher_groups_stale_total", "action", config.staleAction().name().toLowerCase(Locale.ROOT)).increment();
                 if (config.staleAction() == DispatcherConfig.StaleAction.REFRESH) {
                     var version = tasks.latestVersion(g.taskId()).orElse(g.taskVersion());
                     var task = tasks.task(g.taskId(), version).orElseThrow();

@@ -6,8 +6,10 @@ import ai.openalice.rl.dispatcher.repository.SchedulerStore;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.servicekit.Sql;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.io.IOException;
 import org.jboss.logging.Logger;
 
 /**
@@ -44,7 +46,7 @@ public class TrainerTerms {
         try {
             var stated = json == null ? null : EventCodec.mapper().readValue(json, CheckpointPublished.Terms.class);
             current = own().following(stated);
-        } catch (java.io.IOException | IllegalArgumentException e) {
+        } catch (IOException | IllegalArgumentException e) {
             LOG.warnf("the stored trainer terms %s are unreadable (%s); the dispatcher's own settings apply", json, e.getMessage());
             current = own();
         }
@@ -56,7 +58,7 @@ public class TrainerTerms {
         if (c.terms() != null) {
             try {
                 store.storeTerms(sql, EventCodec.mapper().writeValueAsString(c.terms()), c.policyVersion());
-            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            } catch (JsonProcessingException e) {
                 throw new IllegalStateException(e);
             }
         }

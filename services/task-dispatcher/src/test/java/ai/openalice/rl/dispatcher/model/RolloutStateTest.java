@@ -13,7 +13,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -46,7 +48,7 @@ class RolloutStateTest {
         assertEquals(Set.of(RETRIED), FAILED.from());
         assertEquals(Set.of(REQUESTED, COMPLETED, VERIFIED), DROPPED.from());
         assertFalse(DROPPED.follows(PENDING), "an evaluation waiting for capacity is not sampled yet: it cannot be stale");
-        assertEquals(Set.of(SCORED, FAILED, DROPPED), EnumSet.copyOf(java.util.Arrays.stream(RolloutState.values()).filter(RolloutState::settled).toList()));
+        assertEquals(Set.of(SCORED, FAILED, DROPPED), EnumSet.copyOf(Arrays.stream(RolloutState.values()).filter(RolloutState::settled).toList()));
     }
 
     @Test
@@ -57,6 +59,6 @@ class RolloutStateTest {
         assertThrows(IllegalStateException.class, SCORED::awaits);
         assertEquals(VERIFIED, RolloutState.of("verified"));
         assertThrows(IllegalArgumentException.class, () -> RolloutState.of("done"));
-        assertEquals(java.util.List.of("requested", "completed", "verified"), java.util.List.of(RolloutState.wires(RolloutState.LIVE)));
+        assertEquals(List.of("requested", "completed", "verified"), List.of(RolloutState.wires(RolloutState.LIVE)));
     }
 }

@@ -5,6 +5,7 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /** The trainer's settings ({@code trainer.*}). */
@@ -124,7 +125,7 @@ public interface TrainerConfig {
      * it reads the safetensors or the adapter, and the export is the largest file of a checkpoint
      * and the slowest part of writing it. The built-in model always exports.
      */
-    @io.smallrye.config.WithDefault("true")
+    @WithDefault("true")
     boolean exportOnnx();
 
     Lora lora();
@@ -141,7 +142,7 @@ public interface TrainerConfig {
 
         /** Module names to adapt (PEFT's target_modules). */
         @WithDefault("q_proj,v_proj")
-        java.util.List<String> targets();
+        List<String> targets();
 
         @WithDefault("false")
         boolean rslora();

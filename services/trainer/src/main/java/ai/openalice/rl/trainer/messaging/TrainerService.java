@@ -2,7 +2,10 @@ package ai.openalice.rl.trainer.messaging;
 
 import ai.openalice.rl.events.RewardScored;
 import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.servicekit.Inbox;
 import ai.openalice.rl.servicekit.OutboxRelay;
+import ai.openalice.rl.servicekit.Outboxes;
+import ai.openalice.rl.servicekit.WaitsOutDatabaseOutages;
 import ai.openalice.rl.trainer.config.TrainerConfig;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import ai.openalice.rl.trainer.service.TrainerMeters;
@@ -31,7 +34,7 @@ public class TrainerService {
     private static final Logger LOG = Logger.getLogger(TrainerService.class);
 
     @Inject
-    ai.openalice.rl.servicekit.Inbox inbox;
+    Inbox inbox;
 
     @Inject
     TrainerStore store;
@@ -43,7 +46,7 @@ public class TrainerService {
     MeterRegistry metrics;
 
     @Inject
-    ai.openalice.rl.servicekit.Outboxes outboxes;
+    Outboxes outboxes;
 
     @Inject
     @Channel(Channels.CHECKPOINTS_PUBLISHED)
@@ -83,7 +86,7 @@ public class TrainerService {
 
     @Incoming(Channels.REWARDS_SCORED)
     @Blocking
-    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
+    @WaitsOutDatabaseOutages
     public void scored(byte[] value) {
         inbox.<RewardScored>read(Topic.REWARDS_SCORED, value).ifPresent(in -> {
             if (!store.add(in.payload())) {

@@ -1,20 +1,28 @@
 package ai.openalice.rl.trainer.repository;
 
+import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RewardScored;
 import ai.openalice.rl.events.RolloutRef;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.TrajectoryRef;
+import ai.openalice.rl.servicekit.Outbox;
 import ai.openalice.rl.servicekit.Sql;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +39,7 @@ public class TrainerStore {
     static final Duration DB = Duration.ofSeconds(30);
     public static final String SCHEMA = "trainer";
     /** The trainer's outbox. */
-    public static final ai.openalice.rl.servicekit.Outbox OUTBOX = new ai.openalice.rl.servicekit.Outbox(SCHEMA);
+    public static final Outbox OUTBOX = new Outbox(SCHEMA);
 
     @Inject
     Pool pool;
@@ -42,7 +50,7 @@ public class TrainerStore {
         String trajectory;
         try {
             trajectory = EventCodec.mapper().writeValueAsString(r.trajectory());
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
         return Sql.transaction(pool, sql -> {
@@ -92,7 +100,7 @@ public class TrainerStore {
         if (ids.isEmpty()) {
             return List.of();
         }
-        var evaluation = new java.util.HashSet<UUID>();
+        var evaluation = new HashSet<UUID>();
         var members = new LinkedHashMap<UUID, List<Member>>();
         ids.forEach(id -> members.put(id, new ArrayList<>()));
         for (Row r : pool.preparedQuery("SELECT * FROM trainer.samples WHERE group_id = ANY($1) ORDER BY received_at, rollout_id")
@@ -105,7 +113,7 @@ public class TrainerStore {
                         r.getLong("policy_version"), r.getInteger("group_size"), r.getBoolean("masked"), r.getBoolean("infra"),
                         Termination.of(r.getString("termination")), r.getDouble("reward"), r.getInteger("r_exec"), r.getDouble("s_prm"),
                         EventCodec.mapper().readValue(r.getJsonObject("trajectory").encode(), TrajectoryRef.class), r.getDouble("temperature")));
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 throw new IllegalStateException("stored trajectory of " + r.getUUID("rollout_id") + " is unreadable", e);
             }
         }
@@ -146,7 +154,7 @@ public class TrainerStore {
      * transaction. {@code metricsJson} is the registry row's summary.
      */
     public void commit(long policyVersion, long step, String dir, String onnxSha256, String metricsJson, List<Pending> pending,
-            ai.openalice.rl.events.Envelope<?> event) {
+            Envelope<?> event) {
         Sql.transaction(pool, sql -> {
             sql.query("INSERT INTO trainer.checkpoints (policy_version, step, dir, onnx_sha256, metrics) VALUES ($1, $2, $3, $4, $5)", policyVersion, step,
                     dir, onnxSha256, new JsonObject(metricsJson));
@@ -161,7 +169,7 @@ public class TrainerStore {
     }
 
     /** Queues an event on its own (per-step metrics). */
-    public void enqueue(ai.openalice.rl.events.Envelope<?> event) {
+    public void enqueue(Envelope<?> event) {
         Sql.transaction(pool, sql -> {
             OUTBOX.enqueue(sql, event);
             return null;
@@ -175,7 +183,7 @@ public class TrainerStore {
      * {@code batch} rows, so that a long backlog never holds a long transaction; the ledger columns
      * stay. How many were dropped.
      */
-    public int dropTrajectories(long trainedUpTo, java.time.Instant droppedBefore, int batch) {
+    public int dropTrajectories(long trainedUpTo, Instant droppedBefore, int batch) {
         return pool.preparedQuery("""
                 UPDATE trainer.samples SET trajectory = NULL WHERE rollout_id IN (SELECT rollout_id FROM (
                     (SELECT rollout_id FROM trainer.samples WHERE trajectory IS NOT NULL AND step IS NOT NULL AND step <= $1 LIMIT $3)
@@ -183,7 +191,7 @@ public class TrainerStore {
                     (SELECT s.rollout_id FROM trainer.samples s JOIN trainer.groups g ON g.group_id = s.group_id
                       WHERE s.trajectory IS NOT NULL AND s.step IS NULL
                         AND ((g.state = 'dropped' AND g.first_seen < $2) OR (g.state = 'trained' AND g.settled_step <= $1)) LIMIT $3)) due LIMIT $3)
-                """).execute(Tuple.of(trainedUpTo, java.time.OffsetDateTime.ofInstant(droppedBefore, java.time.ZoneOffset.UTC),
+                """).execute(Tuple.of(trainedUpTo, OffsetDateTime.ofInstant(droppedBefore, ZoneOffset.UTC),
                 batch)).await().atMost(DB).rowCount();
     }
 

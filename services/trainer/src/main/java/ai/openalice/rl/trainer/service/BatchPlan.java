@@ -8,10 +8,15 @@ import ai.openalice.rl.core.filter.DynamicSampling;
 import ai.openalice.rl.core.filter.EndReason;
 import ai.openalice.rl.core.filter.RolloutOutcome;
 import ai.openalice.rl.events.Termination;
+import ai.openalice.rl.events.Turn;
 import ai.openalice.rl.model.learner.Sample;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import ai.openalice.rl.trainer.config.TrainerConfig;
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +38,7 @@ public record BatchPlan(List<Sample> samples, List<UUID> groups, Map<UUID, Strin
         Map<String, Long> staleness, DynamicSampling.Counts counts, Double meanReward, Double rExecRate, Double sPrmMean, int scored, int withPrm) {
 
     public static BatchPlan of(List<TrainerStore.ReadyGroup> ready, long currentVersion, int maxStaleness, String estimator, boolean sft,
-            Function<TrainerStore.Member, List<ai.openalice.rl.events.Turn>> turns) {
+            Function<TrainerStore.Member, List<Turn>> turns) {
         return of(ready, currentVersion, maxStaleness, estimator, sft, turns, CompactFilter.deepSwe(), TrainerConfig.DynamicSampling.REWARD);
     }
 
@@ -42,7 +47,7 @@ public record BatchPlan(List<Sample> samples, List<UUID> groups, Map<UUID, Strin
      * another dynamic sampling: on the execution outcome (see {@link DynamicSampling#apply(List, boolean)}), or none.
      */
     public static BatchPlan of(List<TrainerStore.ReadyGroup> ready, long currentVersion, int maxStaleness, String estimator, boolean sft,
-            Function<TrainerStore.Member, List<ai.openalice.rl.events.Turn>> turns, CompactFilter filter, TrainerConfig.DynamicSampling screen) {
+            Function<TrainerStore.Member, List<Turn>> turns, CompactFilter filter, TrainerConfig.DynamicSampling screen) {
         GiGpo gigpo = estimator.equals("gigpo") ? new GiGpo(AdvantageEstimators.get("loo"), 1.0, 1.0, false) : null;
         GroupAdvantageEstimator adv = gigpo != null ? null : AdvantageEstimators.get(estimator);
         var dropped = new LinkedHashMap<UUID, String>();
@@ -112,7 +117,7 @@ public record BatchPlan(List<Sample> samples, List<UUID> groups, Map<UUID, Strin
                 }
                 double[] rewards = valid.stream().mapToDouble(TrainerStore.Member::reward).toArray();
                 if (gigpo != null) {
-                    var trajectories = new ArrayList<List<ai.openalice.rl.events.Turn>>();
+                    var trajectories = new ArrayList<List<Turn>>();
                     var input = new ArrayList<GiGpo.Trajectory>();
                     for (int i = 0; i < valid.size(); i++) {
                         var ts = turns.apply(valid.get(i));
@@ -154,7 +159,7 @@ public record BatchPlan(List<Sample> samples, List<UUID> groups, Map<UUID, Strin
      * anchor state — what the agent had just been shown (the turn's prompt delta: the task for the
      * first turn, then the last observation), hashed.
      */
-    static GiGpo.Trajectory gigpoTrajectory(double reward, List<ai.openalice.rl.events.Turn> turns) {
+    static GiGpo.Trajectory gigpoTrajectory(double reward, List<Turn> turns) {
         double[] r = new double[turns.size()];
         String[] keys = new String[turns.size()];
         for (int t = 0; t < turns.size(); t++) {
@@ -168,11 +173,11 @@ public record BatchPlan(List<Sample> samples, List<UUID> groups, Map<UUID, Strin
 
     static String sha256(List<Integer> tokens) {
         try {
-            var md = java.security.MessageDigest.getInstance("SHA-256");
-            var buf = java.nio.ByteBuffer.allocate(4 * tokens.size());
+            var md = MessageDigest.getInstance("SHA-256");
+            var buf = ByteBuffer.allocate(4 * tokens.size());
             tokens.forEach(buf::putInt);
-            return java.util.HexFormat.of().formatHex(md.digest(buf.array()));
-        } catch (java.security.NoSuchAlgorithmException e) {
+            return HexFormat.of().formatHex(md.digest(buf.array()));
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -7,6 +7,7 @@ import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.checkpoint.Manifest;
 import ai.openalice.rl.model.learner.PolicyLearner;
+import ai.openalice.rl.servicekit.DiskSpace;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.jboss.logging.Logger;
@@ -65,7 +67,7 @@ final class CheckpointWriter {
     CheckpointPublished write(PolicyLearner learner, long policyVersion, long step, Map<String, Double> metrics, List<TrainerStore.Pending> pending,
             CheckpointPublished.Terms terms) {
         try {
-            return ai.openalice.rl.servicekit.DiskSpace.waitingForRoom("checkpoint v" + policyVersion, root,
+            return DiskSpace.waitingForRoom("checkpoint v" + policyVersion, root,
                     () -> writeOnce(learner, policyVersion, step, metrics, pending, terms), () -> false, fullVolume::incrementAndGet);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -74,7 +76,7 @@ final class CheckpointWriter {
     }
 
     /** Times a checkpoint met a full volume and waited (a gauge's source). */
-    final java.util.concurrent.atomic.AtomicLong fullVolume = new java.util.concurrent.atomic.AtomicLong();
+    final AtomicLong fullVolume = new AtomicLong();
 
     private CheckpointPublished writeOnce(PolicyLearner learner, long policyVersion, long step, Map<String, Double> metrics,
             List<TrainerStore.Pending> pending, CheckpointPublished.Terms terms) throws IOException {

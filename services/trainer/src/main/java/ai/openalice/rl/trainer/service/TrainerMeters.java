@@ -1,25 +1,30 @@
 package ai.openalice.rl.trainer.service;
 
 import ai.openalice.rl.events.TrainingMetrics;
+import ai.openalice.rl.servicekit.DiskSpace;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /** The per-step figures as Prometheus metrics ({@code trainer_*}). */
 public final class TrainerMeters {
     private final MeterRegistry registry;
     private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
-    private final Map<String, java.util.concurrent.atomic.LongAdder> droppedSoFar = new ConcurrentHashMap<>();
+    private final Map<String, LongAdder> droppedSoFar = new ConcurrentHashMap<>();
 
     public TrainerMeters(MeterRegistry registry) {
         this.registry = registry;
     }
 
     /** The checkpoints' volume: its free bytes, and how often a checkpoint met it full and waited for room. */
-    void disk(java.nio.file.Path checkpoints, AtomicLong fullVolumeWaits) {
-        registry.gauge("trainer_disk_free_bytes", checkpoints, p -> ai.openalice.rl.servicekit.DiskSpace.usableBytes(p));
-        registry.more().counter("trainer_disk_full_waits_total", java.util.List.of(), fullVolumeWaits);
+    void disk(Path checkpoints, AtomicLong fullVolumeWaits) {
+        registry.gauge("trainer_disk_free_bytes", checkpoints, p -> DiskSpace.usableBytes(p));
+        registry.more().counter("trainer_disk_full_waits_total", List.of(), fullVolumeWaits);
     }
 
     private void gauge(String name, double value) {
@@ -60,13 +65,13 @@ public final class TrainerMeters {
     void dropped(Map<String, Long> byReason) {
         byReason.forEach((reason, n) -> {
             registry.counter("trainer_dropped_total", "reason", reason).increment(n);
-            droppedSoFar.computeIfAbsent(reason, r -> new java.util.concurrent.atomic.LongAdder()).add(n);
+            droppedSoFar.computeIfAbsent(reason, r -> new LongAdder()).add(n);
         });
     }
 
     /** What this process has left out so far, by reason (groups, or single rollouts for the per-rollout reasons) — as {@code trainer_dropped_total}. */
     public Map<String, Long> droppedSoFar() {
-        var out = new java.util.TreeMap<String, Long>();
+        var out = new TreeMap<String, Long>();
         droppedSoFar.forEach((reason, n) -> out.put(reason, n.sum()));
         return out;
     }

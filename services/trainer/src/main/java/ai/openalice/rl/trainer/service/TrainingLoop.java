@@ -2,6 +2,7 @@ package ai.openalice.rl.trainer.service;
 
 import ai.openalice.rl.core.filter.CompactFilter;
 import ai.openalice.rl.core.loss.Aggregation;
+import ai.openalice.rl.core.loss.KlEstimator;
 import ai.openalice.rl.core.loss.PolicyLossConfig;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Envelope;
@@ -13,6 +14,7 @@ import ai.openalice.rl.events.Turn;
 import ai.openalice.rl.model.GptConfig;
 import ai.openalice.rl.model.djl.CausalLm;
 import ai.openalice.rl.model.djl.Gpt;
+import ai.openalice.rl.model.djl.HfLm;
 import ai.openalice.rl.model.learner.Learner;
 import ai.openalice.rl.model.learner.LrSchedule;
 import ai.openalice.rl.model.learner.PolicyLearner;
@@ -21,10 +23,12 @@ import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.model.train.AdamW;
 import ai.openalice.rl.trainer.config.TrainerConfig;
 import ai.openalice.rl.trainer.repository.TrainerStore;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,6 +36,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
 /**
@@ -112,7 +117,7 @@ public final class TrainingLoop implements Runnable {
     }
 
     private <M extends CausalLm> Learner<M> learner(M gpt, Map<String, float[]> optimizerState, long optimizerStep) {
-        if (gpt instanceof ai.openalice.rl.model.djl.HfLm hf) {
+        if (gpt instanceof HfLm hf) {
             hf.exportOnnx(config.exportOnnx());
         } else if (!config.exportOnnx()) {
             throw new IllegalStateException("trainer.export-onnx=false is for a HuggingFace model served by an external engine; the built-in"
@@ -126,7 +131,7 @@ public final class TrainingLoop implements Runnable {
         var l = config.loss();
         int maxLength = l.maxLength() > 0 ? l.maxLength() : gpt.contextLength();
         var loss = new PolicyLossConfig(l.epsLow(), l.epsHigh(), Double.NaN, aggregation, maxLength, 0,
-                ai.openalice.rl.core.loss.KlEstimator.K3, 0, l.tisCap());
+                KlEstimator.K3, 0, l.tisCap());
         var lr = o.schedule() == TrainerConfig.Schedule.COSINE ? new LrSchedule(o.lr(), o.warmupSteps(), true, o.totalSteps(), o.minLrRatio())
                 : LrSchedule.constant(o.lr(), o.warmupSteps());
         return new Learner<>(gpt, opt, new Learner.Settings(loss, lr, o.ppoEpochs(), o.miniBatches(), o.microBatch(), (float) l.temperature()));
@@ -217,7 +222,7 @@ public final class TrainingLoop implements Runnable {
                 config.loss().maxLength() > 0 ? config.loss().maxLength() : learner.contextLength(),
                 sft && !config.sftImitateFailedCalls());
         if (!built.rejected().isEmpty()) {
-            var counts = new java.util.EnumMap<SequenceBatch.Why, Long>(SequenceBatch.Why.class);
+            var counts = new EnumMap<SequenceBatch.Why, Long>(SequenceBatch.Why.class);
             built.rejected().forEach(r -> counts.merge(r.why(), 1L, Long::sum));
             counts.forEach((why, n) -> {
                 meters.dropped(Map.of(why.counter(), n));
@@ -226,7 +231,7 @@ public final class TrainingLoop implements Runnable {
             built.rejected().forEach(r -> LOG.warnf("rollout %s left out: %s", r.rolloutId(), r.reason()));
         }
         if (built.batch().rows() == 0) {
-            store.drop(batch.groups().stream().collect(java.util.stream.Collectors.toMap(g -> g, g -> "every member longer than the model's context")));
+            store.drop(batch.groups().stream().collect(Collectors.toMap(g -> g, g -> "every member longer than the model's context")));
             return false;
         }
         var stats = sft ? learner.sft(built.batch(), config.sftContextWeight()) : learner.rl(built.batch());
@@ -236,7 +241,7 @@ public final class TrainingLoop implements Runnable {
             String why = "non-finite " + (Double.isFinite(stats.loss()) ? "gradient" : "loss") + " (loss " + stats.loss() + ", gradient norm "
                     + stats.gradNorm() + "): update skipped";
             LOG.errorf("step %d: %s; %d group(s) dropped", step + 1, why, batch.groups().size());
-            store.drop(batch.groups().stream().collect(java.util.stream.Collectors.toMap(g -> g, g -> why)));
+            store.drop(batch.groups().stream().collect(Collectors.toMap(g -> g, g -> why)));
             meters.dropped(Map.of("non_finite", (long) batch.groups().size()));
             return false;
         }
@@ -286,7 +291,7 @@ public final class TrainingLoop implements Runnable {
      * failing on them again and again.
      */
     private List<TrainerStore.ReadyGroup> refuseMissingArtifacts(List<TrainerStore.ReadyGroup> fresh, StepTally batch) {
-        var missing = new java.util.LinkedHashMap<java.util.UUID, String>();
+        var missing = new LinkedHashMap<UUID, String>();
         for (var g : fresh) {
             for (var m : g.members()) {
                 String uri = missingArtifact(m);
@@ -320,7 +325,7 @@ public final class TrainingLoop implements Runnable {
             case TrajectoryRef.Stored s -> {
                 try {
                     yield EventCodec.mapper().readValue(Files.readAllBytes(Path.of(URI.create(s.artifact().uri()))), Trajectory.class).turns();
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     throw new IllegalStateException("cannot read the trajectory of " + m.rolloutId() + " at " + s.artifact().uri() + ": " + e.getMessage(), e);
                 }
             }

@@ -3,12 +3,14 @@ package ai.openalice.rl.trainer.service;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import ai.openalice.rl.core.filter.CompactFilter;
 import ai.openalice.rl.events.Action;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.Turn;
 import ai.openalice.rl.model.learner.Sample;
+import ai.openalice.rl.trainer.config.TrainerConfig;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +54,7 @@ class BatchPlanTest {
                 member(g, 0, Termination.SUBMITTED, 0.0, 0, false))));
         var filtered = BatchPlan.of(group, 0, 4, "loo", false, m -> ONE_TURN);
         assertEquals(List.of(), filtered.samples(), "DeepSWE: the truncated member leaves, one is left, nothing to compare");
-        var kept = BatchPlan.of(group, 0, 4, "loo", false, m -> ONE_TURN, new ai.openalice.rl.core.filter.CompactFilter(false, false, false), ai.openalice.rl.trainer.config.TrainerConfig.DynamicSampling.REWARD);
+        var kept = BatchPlan.of(group, 0, 4, "loo", false, m -> ONE_TURN, new CompactFilter(false, false, false), TrainerConfig.DynamicSampling.REWARD);
         // leave-one-out: 1 − 0 and 0 − 1
         assertEquals(List.of(1.0, -1.0), kept.samples().stream().map(Sample::advantage).toList());
     }
@@ -67,7 +69,7 @@ class BatchPlanTest {
                 List.of(member(mixed, 0, Termination.SUBMITTED, 0.9, 1, false), member(mixed, 0, Termination.SUBMITTED, 0.1, 0, false))));
         var byReward = BatchPlan.of(groups, 0, 4, "loo", false, m -> ONE_TURN);
         assertEquals(4, byReward.samples().size(), "rewards differ in both groups");
-        var byOutcome = BatchPlan.of(groups, 0, 4, "loo", false, m -> ONE_TURN, ai.openalice.rl.core.filter.CompactFilter.deepSwe(), ai.openalice.rl.trainer.config.TrainerConfig.DynamicSampling.OUTCOME);
+        var byOutcome = BatchPlan.of(groups, 0, 4, "loo", false, m -> ONE_TURN, CompactFilter.deepSwe(), TrainerConfig.DynamicSampling.OUTCOME);
         assertEquals(Map.of("all_outcomes_equal", 1L), byOutcome.droppedByReason());
         assertEquals(List.of(mixed), byOutcome.groups());
         // leave-one-out in the mixed group: 0.9 − 0.1 and 0.1 − 0.9
@@ -82,8 +84,8 @@ class BatchPlanTest {
         var groups = List.of(new TrainerStore.ReadyGroup(equal, false, List.of(member(equal, 0, Termination.MAX_STEPS, 0.0, 0, false),
                 member(equal, 0, Termination.MAX_STEPS, 0.0, 0, false))), new TrainerStore.ReadyGroup(lone, false,
                 List.of(member(lone, 0, Termination.SUBMITTED, 1.0, 1, false))));
-        var plan = BatchPlan.of(groups, 0, 4, "loo", false, m -> ONE_TURN, new ai.openalice.rl.core.filter.CompactFilter(false, false, false),
-                ai.openalice.rl.trainer.config.TrainerConfig.DynamicSampling.NONE);
+        var plan = BatchPlan.of(groups, 0, 4, "loo", false, m -> ONE_TURN, new CompactFilter(false, false, false),
+                TrainerConfig.DynamicSampling.NONE);
         assertEquals(List.of(equal), plan.groups());
         assertEquals(0.0, plan.samples().get(0).advantage(), 1e-12);
         assertEquals(0.0, plan.samples().get(1).advantage(), 1e-12);

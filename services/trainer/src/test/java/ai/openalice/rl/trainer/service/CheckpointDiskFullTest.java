@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import ai.openalice.rl.events.CheckpointPublished;
+import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.checkpoint.Manifest;
 import ai.openalice.rl.model.hf.DType;
@@ -14,6 +15,7 @@ import ai.openalice.rl.model.learner.Learner;
 import ai.openalice.rl.model.learner.PolicyLearner;
 import ai.openalice.rl.model.learner.SequenceBatch;
 import ai.openalice.rl.trainer.repository.TrainerStore;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,14 +47,14 @@ class CheckpointDiskFullTest {
             Path filler = vol.resolve("filler");
             try {
                 Files.write(filler, new byte[1 << 20]); // more than the volume: it fills it and fails
-            } catch (java.io.IOException full) {
+            } catch (IOException full) {
                 // the volume is full now, the partial file holding it
             }
             var committed = new ArrayList<Long>();
             var store = new TrainerStore() {
                 @Override
                 public void commit(long policyVersion, long step, String d, String onnxSha256, String metricsJson, List<Pending> pending,
-                        ai.openalice.rl.events.Envelope<?> announce) {
+                        Envelope<?> announce) {
                     committed.add(policyVersion);
                 }
             };

@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import ai.openalice.rl.events.ArtifactRef;
 import ai.openalice.rl.events.Termination;
+import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +32,6 @@ class MissingArtifactTest {
         assertNull(TrainingLoop.missingArtifact(member(here, false, false)));
         assertNull(TrainingLoop.missingArtifact(member(gone, true, false)), "a masked member is never read");
         assertNull(TrainingLoop.missingArtifact(member(gone, true, true)), "nor an infrastructure failure");
-        assertNull(TrainingLoop.missingArtifact(member(new TrajectoryRef.Inline(new ai.openalice.rl.events.Trajectory(java.util.List.of())), false, false)));
+        assertNull(TrainingLoop.missingArtifact(member(new TrajectoryRef.Inline(new Trajectory(List.of())), false, false)));
     }
 }

@@ -6,13 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.checkpoint.CheckpointException;
 import ai.openalice.rl.model.djl.CausalLm;
+import ai.openalice.rl.model.djl.HfLm;
 import ai.openalice.rl.model.hf.DType;
 import ai.openalice.rl.model.hf.HfConfig;
 import ai.openalice.rl.model.hf.TinyModels;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -60,9 +63,9 @@ class PolicyModelsTest {
             assertTrue(Files.isRegularFile(tmp.resolve("v1/adapter_config.json")));
             assertTrue(Files.isRegularFile(tmp.resolve("v1/model.onnx")), "served in process by default");
             // for an external engine (trainer.export-onnx=false): the adapter without the merged graph, resumable all the same
-            ((ai.openalice.rl.model.djl.HfLm) lm).exportOnnx(false).save(tmp.resolve("v2"), "ignored", 2, 4, Map.of(), 0);
+            ((HfLm) lm).exportOnnx(false).save(tmp.resolve("v2"), "ignored", 2, 4, Map.of(), 0);
             assertFalse(Files.exists(tmp.resolve("v2/model.onnx")));
-            assertFalse(ai.openalice.rl.model.checkpoint.Checkpoint.verify(tmp.resolve("v2")).files().containsKey("model.onnx"));
+            assertFalse(Checkpoint.verify(tmp.resolve("v2")).files().containsKey("model.onnx"));
             try (CausalLm v2 = PolicyModels.resume(tmp.resolve("v2"), Optional.of(model)).model()) {
                 assertSameValues(lm.snapshot(), v2.snapshot());
             }
@@ -75,7 +78,7 @@ class PolicyModelsTest {
             }
         }
         try (var files = Files.walk(model)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
         var e = assertThrows(CheckpointException.class, () -> PolicyModels.resume(tmp.resolve("v1"), Optional.empty()));
         assertTrue(e.getMessage().contains("set trainer.init-model to the base model"), e.getMessage());

@@ -1,5 +1,6 @@
 package ai.openalice.rl.verifier.config;
 
+import ai.openalice.rl.harness.FlakyRule;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.nio.file.Path;
@@ -19,7 +20,7 @@ public interface VerifierConfig {
 
     /** How a test with differing outcomes is judged: strict, majority or any. */
     @WithDefault("strict")
-    ai.openalice.rl.harness.FlakyRule flakyRule();
+    FlakyRule flakyRule();
 
     /** Git mirrors folder for tasks given as repo + base_commit. */
     Optional<Path> mirrors();

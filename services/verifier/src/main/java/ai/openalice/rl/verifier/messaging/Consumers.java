@@ -1,5 +1,6 @@
 package ai.openalice.rl.verifier.messaging;
 
+import ai.openalice.rl.servicekit.WaitsOutDatabaseOutages;
 import ai.openalice.rl.verifier.service.VerificationService;
 import io.smallrye.reactive.messaging.annotations.Blocking;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -15,7 +16,7 @@ public class Consumers {
     /** The task versions the dispatcher accepted, to know each rollout's hidden tests; a malformed record goes to the dead-letter topic. */
     @Incoming(Channels.TASKS_ACCEPTED)
     @Blocking
-    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
+    @WaitsOutDatabaseOutages
     public void task(byte[] value) {
         service.rememberTask(value);
     }
@@ -26,7 +27,7 @@ public class Consumers {
      */
     @Incoming(Channels.ROLLOUTS_COMPLETED)
     @Blocking(value = "verify", ordered = false)
-    @ai.openalice.rl.servicekit.WaitsOutDatabaseOutages
+    @WaitsOutDatabaseOutages
     public void rollout(byte[] value) {
         service.verify(value);
     }

@@ -1,5 +1,8 @@
 package ai.openalice.rl.verifier.messaging;
 
+import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.servicekit.Outboxes;
+import ai.openalice.rl.verifier.repository.VerificationRepository;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.reactive.messaging.MutinyEmitter;
 import jakarta.annotation.PostConstruct;
@@ -12,7 +15,7 @@ import org.eclipse.microprofile.reactive.messaging.Channel;
 @ApplicationScoped
 public class OutboxRelay {
     @Inject
-    ai.openalice.rl.servicekit.Outboxes outboxes;
+    Outboxes outboxes;
 
     @Inject
     @Channel(Channels.VERIFICATIONS_COMPLETED)
@@ -22,8 +25,8 @@ public class OutboxRelay {
 
     @PostConstruct
     void init() {
-        relay = outboxes.relay(ai.openalice.rl.verifier.repository.VerificationRepository.OUTBOX,
-                Map.of(ai.openalice.rl.events.Topic.VERIFICATIONS_COMPLETED, verifications));
+        relay = outboxes.relay(VerificationRepository.OUTBOX,
+                Map.of(Topic.VERIFICATIONS_COMPLETED, verifications));
     }
 
     @Scheduled(every = "${verifier.outbox-interval}", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,

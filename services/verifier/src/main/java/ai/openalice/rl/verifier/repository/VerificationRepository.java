@@ -1,7 +1,9 @@
 package ai.openalice.rl.verifier.repository;
 
+import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.RolloutCompleted;
 import ai.openalice.rl.harness.Verdict;
+import ai.openalice.rl.servicekit.Outbox;
 import io.vertx.core.json.JsonObject;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -20,8 +22,8 @@ import java.util.UUID;
 @ApplicationScoped
 public class VerificationRepository {
     /** The verifier\'s outbox (schema {@code verifier}). */
-    public static final ai.openalice.rl.servicekit.Outbox OUTBOX = new ai.openalice.rl.servicekit.Outbox("verifier");
-    static final java.time.Duration DB = java.time.Duration.ofSeconds(30);
+    public static final Outbox OUTBOX = new Outbox("verifier");
+    static final Duration DB = Duration.ofSeconds(30);
 
     @Inject
     Pool pool;
@@ -55,7 +57,7 @@ public class VerificationRepository {
      * Stores the verdict and its event (for {@code channel}, keyed by {@code key}) atomically.
      * Fails when the claim was lost meanwhile, so that only one verdict is ever announced.
      */
-    public void complete(UUID rolloutId, String owner, Verdict v, ai.openalice.rl.events.Envelope<?> event) {
+    public void complete(UUID rolloutId, String owner, Verdict v, Envelope<?> event) {
         var verdict = new JsonObject(Map.of("status", v.status().wire(), "reason", v.reason() == null ? "" : v.reason(),
                 "runs", v.runs(), "durationMs", v.durationMs()));
         pool.withTransaction(conn -> conn.preparedQuery("""

@@ -11,13 +11,17 @@ import ai.openalice.rl.harness.Harness;
 import ai.openalice.rl.harness.Verdict;
 import ai.openalice.rl.servicekit.BoundedRetry;
 import ai.openalice.rl.servicekit.Inbox;
+import ai.openalice.rl.servicekit.InstanceId;
 import ai.openalice.rl.servicekit.TaskReplica;
 import ai.openalice.rl.verifier.config.VerifierConfig;
 import ai.openalice.rl.verifier.repository.EnvironmentChecks;
 import ai.openalice.rl.verifier.repository.VerificationRepository;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,7 +42,7 @@ public class VerificationService {
     Harness harness;
 
     @Inject
-    io.vertx.mutiny.sqlclient.Pool pool;
+    Pool pool;
 
     @Inject
     Inbox inbox;
@@ -56,15 +60,15 @@ public class VerificationService {
     MeterRegistry registry;
 
     /** Storing a verdict survives a database hiccup: 4 attempts, 0.5 s doubling. */
-    static final BoundedRetry STORE_RETRY = new BoundedRetry(4, java.time.Duration.ofMillis(500));
+    static final BoundedRetry STORE_RETRY = new BoundedRetry(4, Duration.ofMillis(500));
 
     private final AtomicInteger inFlight = new AtomicInteger();
     private String owner;
     private TaskReplica tasks;
 
-    @jakarta.annotation.PostConstruct
+    @PostConstruct
     void init() {
-        owner = ai.openalice.rl.servicekit.InstanceId.orDefault(config.instanceId(), "verifier");
+        owner = InstanceId.orDefault(config.instanceId(), "verifier");
         tasks = new TaskReplica(pool, "verifier");
         registry.gauge("verifier_in_flight", inFlight);
     }
