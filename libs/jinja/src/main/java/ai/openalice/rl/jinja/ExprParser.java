@@ -9,13 +9,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** Expressions from a tag's tokens, in Jinja's precedence (filters and tests bind tighter than arithmetic). */
-class ExprParser {
+/**
+ * One tag's tokens, read in order: its expressions in Jinja's precedence (filters and tests bind
+ * tighter than arithmetic), and the names, keywords and punctuation a statement reads between them.
+ */
+final class ExprParser {
     private static final Set<String> NOT_AN_ARGUMENT = Set.of("and", "or", "not", "if", "else", "in", "is");
 
-    List<Token> toks;
-    int at;
-    int line;
+    private final List<Token> toks;
+    private int at;
+    final int line;
+
+    ExprParser(List<Token> toks, int line) {
+        this.toks = toks;
+        this.line = line;
+    }
 
     Expr tupleOrExpression() {
         Expr first = expression();
@@ -277,6 +285,11 @@ class ExprParser {
 
     Token peek() {
         return toks.get(at);
+    }
+
+    /** The next token, consumed. */
+    Token next() {
+        return toks.get(at++);
     }
 
     boolean accept(String s) {

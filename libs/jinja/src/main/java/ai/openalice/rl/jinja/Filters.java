@@ -22,7 +22,7 @@ final class Filters {
             case "upper" -> Values.str(v).toUpperCase(Locale.ROOT);
             case "lower" -> Values.str(v).toLowerCase(Locale.ROOT);
             case "capitalize" -> StrMethods.bind(Values.str(v), "capitalize").call(List.of(), Map.of());
-            case "title" -> title(Values.str(v));
+            case "title" -> StrMethods.title(Values.str(v));
             case "replace" -> StrMethods.bind(Values.str(v), "replace").call(args, kw);
             case "default", "d" -> v instanceof Undefined || (arg(args, kw, 1, "boolean", false) instanceof Boolean b && b && !Values.truthy(v))
                     ? arg(args, kw, 0, "default_value", "") : v;
@@ -168,15 +168,5 @@ final class Filters {
 
     private static String escape(String s) {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&#34;").replace("'", "&#39;");
-    }
-
-    static String title(String s) {
-        var sb = new StringBuilder();
-        boolean start = true;
-        for (char c : s.toCharArray()) {
-            sb.append(start ? Character.toUpperCase(c) : Character.toLowerCase(c));
-            start = !Character.isLetterOrDigit(c);
-        }
-        return sb.toString();
     }
 }

@@ -21,7 +21,7 @@ final class StrMethods {
             case "splitlines" -> (a, kw) -> splitlines(s);
             case "upper" -> (a, kw) -> s.toUpperCase(Locale.ROOT);
             case "lower" -> (a, kw) -> s.toLowerCase(Locale.ROOT);
-            case "title" -> (a, kw) -> Filters.title(s);
+            case "title" -> (a, kw) -> title(s);
             case "capitalize" -> (a, kw) -> s.isEmpty() ? s : s.substring(0, 1).toUpperCase(Locale.ROOT) + s.substring(1).toLowerCase(Locale.ROOT);
             case "replace" -> (a, kw) -> replace(s, Values.str(a.get(0)), Values.str(a.get(1)), a.size() > 2 ? Values.integer(a.get(2)) : -1);
             case "find" -> (a, kw) -> (long) s.indexOf(Values.str(a.get(0)));
@@ -160,5 +160,16 @@ final class StrMethods {
             n++;
         }
         return n;
+    }
+
+    /** Python's {@code str.title} (and Jinja's {@code title} filter): a letter after a non-alphanumeric is upper case, the others lower. */
+    static String title(String s) {
+        var sb = new StringBuilder();
+        boolean start = true;
+        for (char c : s.toCharArray()) {
+            sb.append(start ? Character.toUpperCase(c) : Character.toLowerCase(c));
+            start = !Character.isLetterOrDigit(c);
+        }
+        return sb.toString();
     }
 }

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -12,6 +14,11 @@ import org.junit.jupiter.api.Test;
 class JinjaTest {
     static String render(String template) {
         return Template.parse(template).render(Map.of("x", "X"), Clock.systemUTC());
+    }
+
+    /** {@code template} with {@code x} = the integer {@code x}. */
+    static String render(String template, long x) {
+        return Template.parse(template).render(Map.of("x", x), Clock.systemUTC());
     }
 
     @Test
@@ -56,6 +63,23 @@ class JinjaTest {
     }
 
     @Test
+    void everyTagAndItsEnd() {
+        String chain = "{% if x == 1 %}one{% elif x == 2 %}two{% elif x == 3 %}three{% else %}many{% endif %}";
+        assertEquals("one|two|three|many", String.join("|", render(chain, 1), render(chain, 2), render(chain, 3), render(chain, 9)));
+        assertEquals("", render("{% if false %}a{% elif false %}b{% endif %}"), "no branch taken and no else: nothing");
+        assertEquals("1-2", render("{% set a, b = 1, 2 %}{{ a }}-{{ b }}"), "a tuple target takes the tuple's items in order");
+        assertEquals("[kept]", render("[{% generation %}kept{% endgeneration %}]"), "transformers' assistant-mask marker renders its body");
+        assertEquals("x:a,x:b,", render("{% macro item(v, p='x') %}{{ p }}:{{ v }},{% endmacro %}{% for v in ['a', 'b'] %}{{ item(v) }}{% endfor %}"));
+        assertEquals("Hello World-Hello World", render("{{ 'hELLO wORLD' | title }}-{{ 'hello world'.title() }}"));
+    }
+
+    @Test
+    void strftimeNowReadsTheClockItIsGiven() {
+        var clock = Clock.fixed(Instant.parse("2026-07-04T09:05:00Z"), ZoneOffset.UTC);
+        assertEquals("04 Jul 2026", Template.parse("{{ strftime_now('%d %b %Y') }}").render(Map.of(), clock));
+    }
+
+    @Test
     void filtersAndTests() {
         assertEquals("{\"a\": [1, \"<&>\"], \"b\": null}", render("{{ {'a': [1, '<&>'], 'b': none} | tojson }}"), "tojson: json.dumps spacing, no HTML escaping");
         assertEquals("{\"b\":1,\"a\":2}", render("{{ {'b': 1, 'a': 2} | tojson(separators=(',', ':')) }}"));
@@ -72,6 +96,9 @@ class JinjaTest {
         assertMessage("'y' is undefined", "{{ y.z }}");
         assertMessage("the template raised: bad role", "{{ raise_exception('bad role') }}");
         assertMessage("{% include %} is not supported", "{% include 'x' %}");
+        assertMessage("line 1: unknown tag {% frobnicate %}", "{% frobnicate %}");
+        assertMessage("missing {% endfor %}", "{% for i in [1] %}{{ i }}{% else %}");
+        assertMessage("line 1: expected 'in', found 'of'", "{% for i of [1] %}{% endfor %}");
         assertMessage("missing {% endif %}", "{% if true %}a");
         assertMessage("unclosed tag", "{{ x ");
         assertMessage("unsupported operand type(s) for +: 'str' and 'int'", "{{ 'a' + 1 }}");
