@@ -212,7 +212,7 @@ class TrainerServiceTest {
 
         // retention: 17 samples — step 1: A, C (4); dropped: B, E, S, hot (8); step 2: F (2 trained + 1 infra), H (2). A group is
         // dropped on its first member, so the second member of E, S or hot may still be on its way (another partition): wait for it
-        Waits.until("17 samples", WAIT, () -> withTrajectory() >= 17);
+        Waits.until("17 samples", WAIT.multipliedBy(2), () -> withTrajectory() >= 17);
         assertEquals(17, withTrajectory());
         var soon = Instant.now().plusSeconds(5);
         assertEquals(12, store.dropTrajectories(1, soon, 1000), "step 1's samples and the dropped groups'");
