@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.marcnuri.helm.Helm;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
@@ -196,6 +197,27 @@ class HelmChartTest {
         assertTrue(Chart.of(all, PersistentVolumeClaim.class).isEmpty());
         assertEquals("shared-artifacts", trainer.getVolumes().stream().filter(v -> v.getName().equals("artifacts")).findFirst().orElseThrow()
                 .getPersistentVolumeClaim().getClaimName());
+    }
+
+    /** A bucket: every service is told where (a ConfigMap), and its keys come from the Secret named, never from the values. */
+    @Test
+    void aBucketTakesTheArtifactsAndItsKeysComeFromASecret() {
+        var all = Chart.objects(Chart.render(Map.of("artifacts.bucket", "s3://alice-artifacts/run-7", "artifacts.s3.endpoint", "http://minio:9000",
+                "artifacts.s3.pathStyle", "true", "artifacts.s3.credentialsSecret.name", "alice-s3")));
+        var config = Chart.of(all, ConfigMap.class).stream().filter(c -> c.getMetadata().getName().equals("alice-rl-config")).findFirst().orElseThrow();
+        assertEquals("s3://alice-artifacts/run-7", config.getData().get("ALICE_ARTIFACTS_BUCKET"));
+        assertEquals("http://minio:9000", config.getData().get("ALICE_ARTIFACTS_S3_ENDPOINT"));
+        assertEquals("true", config.getData().get("ALICE_ARTIFACTS_S3_PATH_STYLE"));
+        for (var d : Chart.of(all, Deployment.class)) {
+            var env = d.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv();
+            var key = env.stream().filter(e -> e.getName().equals("ALICE_ARTIFACTS_S3_SECRET_KEY")).findFirst().orElseThrow();
+            assertEquals("alice-s3", key.getValueFrom().getSecretKeyRef().getName(), d.getMetadata().getName());
+            assertEquals("secret-key", key.getValueFrom().getSecretKeyRef().getKey());
+        }
+        var none = Chart.objects(Chart.render(Map.of()));
+        assertTrue(Chart.of(none, ConfigMap.class).stream().noneMatch(c -> c.getData() != null && c.getData().containsKey("ALICE_ARTIFACTS_BUCKET")));
+        var badBucket = assertThrows(RuntimeException.class, () -> Chart.render(Map.of("artifacts.bucket", "alice-artifacts")));
+        assertTrue(badBucket.getMessage().contains("artifacts.bucket"), badBucket.getMessage());
     }
 
     @Test

@@ -3,6 +3,8 @@ package ai.openalice.rl.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.artifacts.S3ArtifactStore;
+import ai.openalice.rl.artifacts.S3Settings;
 import ai.openalice.rl.cli.suite.TinySwe;
 import ai.openalice.rl.cli.train.Supervisor;
 import ai.openalice.rl.events.CheckpointPublished;
@@ -14,11 +16,13 @@ import ai.openalice.rl.testkit.TestStack;
 import ai.openalice.rl.testkit.Waits;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -55,24 +59,36 @@ class LoopIT {
         return new Supervisor(Path.of(System.getProperty("alice.services")).getParent(), LOGS, common);
     }
 
+    /**
+     * The loop with its artifacts in an S3 bucket (S3Proxy's): every trajectory is stored (none
+     * inline) and read back from the bucket by rubric-prm and the trainer, the verifier's test logs go
+     * there too; checkpoints stay in a folder.
+     */
     @Test
     void twoTasksBecomeAStepAndACheckpointThatInferenceServes() throws Exception {
         resetSchemas();
         Path suite = Path.of("target", "e2e-suite" + suffix).toAbsolutePath();
         TinySwe.generate(suite, 2, 1, 11);
         Path artifacts = Path.of("target", "e2e-artifacts" + suffix).toAbsolutePath();
-        try (var s = services(suffix)) {
+        var s3settings = new S3Settings(Optional.of(URI.create(TestStack.s3Endpoint())), "us-east-1", true, Optional.of(TestStack.s3AccessKey()),
+                Optional.of(TestStack.s3SecretKey()));
+        String bucket = "alice-e2e-" + suffix.substring(".e2e".length());
+        try (var s3 = S3ArtifactStore.client(s3settings); var s = services(suffix)) {
+            s3.createBucket(r -> r.bucket(bucket));
+            var inBucket = List.of("-Dalice.artifacts.bucket=s3://" + bucket + "/loop", "-Dalice.artifacts.s3.endpoint=" + TestStack.s3Endpoint(),
+                    "-Dalice.artifacts.s3.path-style=true", "-Dalice.artifacts.s3.access-key=" + TestStack.s3AccessKey(),
+                    "-Dalice.artifacts.s3.secret-key=" + TestStack.s3SecretKey());
             s.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest"));
-            s.start("trainer", List.of("-Dtrainer.artifact-dir=" + artifacts.resolve("checkpoints"), "-Dtrainer.batch-groups=1",
+            s.start("trainer", with(List.of("-Dtrainer.artifact-dir=" + artifacts.resolve("checkpoints"), "-Dtrainer.batch-groups=1",
                     "-Dtrainer.model.context-length=4096", "-Dtrainer.model.layers=1", "-Dtrainer.model.heads=2", "-Dtrainer.model.width=16",
                     "-Dtrainer.optim.micro-batch=1", "-Dtrainer.poll=PT0.5S",
                     // the random policy seldom solves a task: the profile's accuracy filter would leave no group to train on
-                    "-Dtrainer.dynamic-sampling=reward"));
-            s.start("rubric-prm", List.of());
-            s.start("verifier", List.of("-Dverifier.sandbox-root=/tmp/alice-rl-e2e-verifier"));
-            s.start("sandbox-runner", List.of("-Drunner.policy=random", "-Drunner.random-submit-probability=0.5", "-Drunner.id=e2e-runner",
+                    "-Dtrainer.dynamic-sampling=reward"), inBucket));
+            s.start("rubric-prm", inBucket);
+            s.start("verifier", with(List.of("-Dverifier.sandbox-root=/tmp/alice-rl-e2e-verifier"), inBucket));
+            s.start("sandbox-runner", with(List.of("-Drunner.policy=random", "-Drunner.random-submit-probability=0.5", "-Drunner.id=e2e-runner",
                     "-Drunner.sandbox-root=/tmp/alice-rl-e2e-runner", "-Drunner.artifact-dir=" + artifacts.resolve("trajectories"),
-                    "-Drunner.max-context-tokens=4096", "-Drunner.inference-url=" + s.uri("inference", "")));
+                    "-Drunner.inline-trajectory-bytes=0", "-Drunner.max-context-tokens=4096", "-Drunner.inference-url=" + s.uri("inference", "")), inBucket));
             s.start("task-dispatcher", List.of("-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4", "-Ddispatcher.pace.groups-per-version=0"));
             s.awaitReady(Duration.ofMinutes(3));
 
@@ -85,8 +101,21 @@ class LoopIT {
             assertTrue(stats.at("/rollouts/scored").asLong() >= 2, stats.toString());
             var trainer = EventCodec.mapper().readTree(s.get("trainer", "/status"));
             assertTrue(trainer.get("samples.trained").asLong() >= 2, trainer.toString());
-            System.out.printf("[e2e] v1 after %s; dispatcher %s; trainer %s%n", v1.metrics(), stats.get("rollouts"), trainer.get("last"));
+            var trajectories = s3.listObjectsV2(r -> r.bucket(bucket).prefix("loop/trajectories/")).contents();
+            var logs = s3.listObjectsV2(r -> r.bucket(bucket).prefix("loop/logs/")).contents();
+            assertTrue(trajectories.size() >= 2, "every trajectory trained on was stored in the bucket: " + trajectories);
+            assertTrue(!logs.isEmpty(), "the verifier's test logs are in the bucket");
+            assertTrue(!Files.exists(artifacts.resolve("trajectories")) || Files.list(artifacts.resolve("trajectories")).findAny().isEmpty(),
+                    "nothing went to the runner's folder");
+            System.out.printf("[e2e] v1 after %s; dispatcher %s; trainer %s; bucket: %d trajectories, %d logs%n", v1.metrics(), stats.get("rollouts"),
+                    trainer.get("last"), trajectories.size(), logs.size());
         }
+    }
+
+    private static List<String> with(List<String> options, List<String> more) {
+        var all = new ArrayList<>(options);
+        all.addAll(more);
+        return all;
     }
 
     /** The suite's training tasks on tasks.submitted, at most {@code maxSteps} turns each. */

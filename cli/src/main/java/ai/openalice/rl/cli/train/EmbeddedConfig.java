@@ -92,6 +92,7 @@ public final class EmbeddedConfig {
     public Map<String, Object> verifier() {
         var c = new LinkedHashMap<String, Object>();
         c.put("verifier.sandbox-root", state.resolve("sandboxes/verifier"));
+        c.put("verifier.artifact-dir", state.resolve("artifacts/logs"));
         c.putAll(tasks.verifierConfig());
         return c;
     }

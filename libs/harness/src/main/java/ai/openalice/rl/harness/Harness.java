@@ -82,7 +82,7 @@ public final class Harness {
             TestRun first = TestRun.execute(s, task, setup());
             if (first.timedOut()) {
                 return verdict(task, VerificationStatus.TIMED_OUT, first.results(), List.of(first.results()), 1, start,
-                        "the test command ran past " + task.limits().testTimeoutS() + " s", first.tail(8000), first.exitCode(), Verdict.Cause.TIMEOUT);
+                        "the test command ran past " + task.limits().testTimeoutS() + " s", first.output(), first.exitCode(), Verdict.Cause.TIMEOUT);
             }
             if (first.results().isEmpty() && (first.exitCode() >= 128 || first.exitCode() == 126 || first.exitCode() == 127)) {
                 return infra(task, start, "the test command " + (first.exitCode() >= 128 ? "was killed by signal " + (first.exitCode() - 128)
@@ -107,7 +107,7 @@ public final class Harness {
                 why = (why == null ? "" : why + "; ") + "refused: " + String.join("; ", first.refused());
             }
             return verdict(task, resolved ? VerificationStatus.RESOLVED : VerificationStatus.UNRESOLVED, c.results(), runs, runs.size(),
-                    start, why, first.tail(8000), c.flaky(), first.exitCode(), nothingRan ? Verdict.Cause.ENVIRONMENT : null);
+                    start, why, first.output(), c.flaky(), first.exitCode(), nothingRan ? Verdict.Cause.ENVIRONMENT : null);
         } catch (SandboxException e) {
             return infra(task, start, e.getMessage());
         } catch (IllegalArgumentException e) {

@@ -71,9 +71,4 @@ record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, 
         var results = parser.parse(output, files);
         return new TestRun(results, r.exitCode(), r.timedOut(), output, parser.refused(names));
     }
-
-    /** The last lines of the run's output, for the verdict's log. */
-    String tail(int chars) {
-        return output.length() <= chars ? output : output.substring(output.length() - chars);
-    }
 }

@@ -12,7 +12,8 @@ import java.util.Map;
  * test passed; {@code reason} says why the status is {@code patch_failed}, {@code timed_out} or
  * {@code infra_error}, or why no test reported; {@code cause} classifies a verdict where the tests
  * did not speak for the patch (null when they did); {@code exitCode} is the first test run's (null
- * when none ran); {@code log} the end of its output; {@code toolchain} the JDK the task asked for and
+ * when none ran); {@code log} its output (stdout, then stderr, as the sandbox kept them:
+ * the head and tail of each within its output limit); {@code toolchain} the JDK the task asked for and
  * got (null when it named none: the host's).
  */
 public record Verdict(

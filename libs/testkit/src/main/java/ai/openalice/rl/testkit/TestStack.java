@@ -41,6 +41,19 @@ public final class TestStack {
         return System.getProperty("alice.db.jdbc-url", "jdbc:postgresql://127.0.0.1:5432/alice_rl_test");
     }
 
+    /** The S3-protocol server of the run (S3Proxy, started by {@code dev/stack start}). */
+    public static String s3Endpoint() {
+        return System.getProperty("alice.s3.endpoint", "http://127.0.0.1:9000");
+    }
+
+    public static String s3AccessKey() {
+        return System.getProperty("alice.s3.access-key", "alice-rl");
+    }
+
+    public static String s3SecretKey() {
+        return System.getProperty("alice.s3.secret-key", "alice-rl-secret");
+    }
+
     public static String dbUser() {
         return System.getProperty("alice.db.user", "alice");
     }

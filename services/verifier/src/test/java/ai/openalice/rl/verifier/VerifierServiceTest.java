@@ -3,6 +3,8 @@ package ai.openalice.rl.verifier;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.events.Envelope;
@@ -36,10 +38,14 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -178,10 +184,18 @@ class VerifierServiceTest {
         assertEquals(null, e.getFirst().explanation().cause());
         assertTrue(e.getFirst().explanation().exitCode() != 0, "the test command failed");
         assertTrue(e.getFirst().explanation().logTail().contains("FAIL"), e.getFirst().explanation().logTail());
+        // the whole test output, in the artifact store, named with its sha256 and size
+        var log = e.getFirst().log();
+        assertNotNull(log, "the test log is stored and named");
+        byte[] stored = Files.readAllBytes(Path.of(URI.create(log.uri())));
+        assertEquals(log.bytes(), stored.length);
+        assertEquals(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(stored)), log.sha256());
+        assertTrue(new String(stored, StandardCharsets.UTF_8).endsWith(e.getFirst().explanation().logTail()), "the event's tail is the log's end");
         var i = verdictsFor(infra, Duration.ofSeconds(60), 1, false);
         assertEquals(VerificationStatus.INFRA_ERROR, i.getFirst().status());
         assertTrue(i.getFirst().error().contains("sandbox: pod vanished"), i.getFirst().error());
         assertEquals("infra", i.getFirst().explanation().cause());
+        assertNull(i.getFirst().log(), "nothing ran: no log");
     }
 
     /** A diff the runner left out for its size is no fix: unresolved, the patch's fault, without a sandbox. */

@@ -1,5 +1,6 @@
 package ai.openalice.rl.rubric.service;
 
+import ai.openalice.rl.artifacts.ArtifactStores;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.MaskKind;
@@ -20,6 +21,7 @@ import ai.openalice.rl.prm.RubricParser;
 import ai.openalice.rl.prm.Scorer;
 import ai.openalice.rl.rubric.config.RubricConfig;
 import ai.openalice.rl.rubric.repository.RubricStore;
+import ai.openalice.rl.servicekit.ArtifactsConfig;
 import ai.openalice.rl.servicekit.BoundedRetry;
 import ai.openalice.rl.servicekit.Inbox;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -29,8 +31,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -58,6 +58,12 @@ public class ScoringService {
 
     @Inject
     Inbox inbox;
+
+    @Inject
+    ArtifactsConfig artifactsConfig;
+
+    /** Where the runners' stored trajectories are read from, checked against the sha256 the event carries. */
+    private ArtifactStores.Routed artifacts;
 
     /** One record of {@code tasks.accepted}: the dispatcher's version of a task, stored as it says. */
     public void rememberTask(byte[] value) {
@@ -116,6 +122,7 @@ public class ScoringService {
 
     @PostConstruct
     void init() {
+        artifacts = ArtifactsConfig.reader(artifactsConfig);
         if (config.agent().enabled()) {
             agent = new RubricAgent(new OpenAiPolicy(URI.create(config.agent().url()), null, -1,
                     Duration.ofMinutes(2)), config.agent().maxTokens());
@@ -145,12 +152,12 @@ public class ScoringService {
         return Rubric.builtIn();
     }
 
-    static Trajectory trajectory(TrajectoryRef ref) {
+    private Trajectory trajectory(TrajectoryRef ref) {
         return switch (ref) {
             case TrajectoryRef.Inline i -> i.trajectory();
             case TrajectoryRef.Stored s -> {
                 try {
-                    yield EventCodec.mapper().readValue(Files.readAllBytes(Path.of(URI.create(s.artifact().uri()))), Trajectory.class);
+                    yield EventCodec.mapper().readValue(artifacts.read(s.artifact()), Trajectory.class);
                 } catch (IOException e) {
                     throw new IllegalStateException("cannot read the trajectory at " + s.artifact().uri() + ": " + e.getMessage(), e);
                 }

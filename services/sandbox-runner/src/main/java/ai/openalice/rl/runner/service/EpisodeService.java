@@ -8,6 +8,7 @@ import ai.openalice.rl.agent.loop.Episode;
 import ai.openalice.rl.agent.loop.LoopConfig;
 import ai.openalice.rl.agent.loop.TestTimeSelection;
 import ai.openalice.rl.agent.tools.Tools;
+import ai.openalice.rl.artifacts.ArtifactStores;
 import ai.openalice.rl.events.ArtifactRef;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
@@ -31,7 +32,7 @@ import ai.openalice.rl.sandbox.SandboxProvider;
 import ai.openalice.rl.sandbox.SandboxSpec;
 import ai.openalice.rl.sandbox.WorkspaceSource;
 import ai.openalice.rl.sandbox.kubernetes.KubernetesSandboxConfig;
-import ai.openalice.rl.servicekit.ArtifactRetention;
+import ai.openalice.rl.servicekit.ArtifactsConfig;
 import ai.openalice.rl.servicekit.DiskSpace;
 import ai.openalice.rl.servicekit.Inbox;
 import ai.openalice.rl.servicekit.InstanceId;
@@ -45,15 +46,10 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -79,6 +75,9 @@ public class EpisodeService {
     RunnerConfig config;
 
     @Inject
+    ArtifactsConfig artifactsConfig;
+
+    @Inject
     LeaseRepository leases;
 
     @Inject
@@ -97,10 +96,12 @@ public class EpisodeService {
     private final Set<UUID> inFlight = ConcurrentHashMap.newKeySet();
     private volatile boolean stopping;
     private DiskSpace disk;
+    private ArtifactStores.Routed artifacts;
 
     @PostConstruct
     void init() {
         owner = InstanceId.orDefault(config.id(), "runner");
+        artifacts = ArtifactsConfig.open(artifactsConfig, "trajectories", config.artifactDir());
         var mounted = new LinkedHashMap<String, Path>();
         mounted.put("runner.mirrors", config.mirrors().orElse(null));
         mounted.put("runner.maven-repository", config.mavenRepository().orElse(null));
@@ -141,6 +142,7 @@ public class EpisodeService {
     @PreDestroy
     void close() {
         sandboxes.close();
+        artifacts.close();
     }
 
     public String owner() {
@@ -265,13 +267,13 @@ public class EpisodeService {
     /** Deletes trajectory files older than {@code runner.keep-artifacts}; counted in {@code runner_artifacts_pruned_total} and {@code _bytes_total}. */
     public void pruneArtifacts() {
         try {
-            var pruned = ArtifactRetention.prune(config.artifactDir(), config.keepArtifacts(), Instant.now());
-            metrics.counter("runner_artifacts_pruned_total").increment(pruned.files());
+            var pruned = artifacts.prune("", config.keepArtifacts(), Instant.now());
+            metrics.counter("runner_artifacts_pruned_total").increment(pruned.artifacts());
             metrics.counter("runner_artifacts_pruned_bytes_total").increment(pruned.bytes());
-            if (pruned.files() > 0) {
-                LOG.infof("deleted %d trajectory file(s), %d bytes, older than %s", pruned.files(), pruned.bytes(), config.keepArtifacts());
+            if (pruned.artifacts() > 0) {
+                LOG.infof("deleted %d trajectory file(s), %d bytes, older than %s", pruned.artifacts(), pruned.bytes(), config.keepArtifacts());
             }
-        } catch (UncheckedIOException e) {
+        } catch (IOException e) {
             LOG.warnf("artifact retention: %s; trying again at the next prune (runner.prune-every)", e.getMessage());
         }
     }
@@ -283,13 +285,12 @@ public class EpisodeService {
             if (json.length <= config.inlineTrajectoryBytes()) {
                 return new TrajectoryRef.Inline(t);
             }
-            Files.createDirectories(config.artifactDir());
-            var file = config.artifactDir().resolve(rolloutId + ".json");
-            int full = DiskSpace.writeWaitingForRoom(file, json, "the trajectory of " + rolloutId, () -> stopping);
-            metrics.counter("runner_disk_full_waits_total").increment(full);
-            String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(json));
-            return new TrajectoryRef.Stored(new ArtifactRef(file.toUri().toString(), sha, json.length));
-        } catch (IOException | NoSuchAlgorithmException e) {
+            int[] full = {0};
+            ArtifactRef ref = DiskSpace.waitingForRoom("the trajectory of " + rolloutId, artifacts.folder().orElse(config.artifactDir()), () -> artifacts.write(rolloutId + ".json", json),
+                    () -> stopping, () -> full[0]++);
+            metrics.counter("runner_disk_full_waits_total").increment(full[0]);
+            return new TrajectoryRef.Stored(ref);
+        } catch (IOException e) {
             throw new IllegalStateException("cannot store the trajectory of " + rolloutId + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

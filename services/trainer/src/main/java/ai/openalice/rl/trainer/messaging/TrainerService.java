@@ -2,6 +2,7 @@ package ai.openalice.rl.trainer.messaging;
 
 import ai.openalice.rl.events.RewardScored;
 import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.servicekit.ArtifactsConfig;
 import ai.openalice.rl.servicekit.Inbox;
 import ai.openalice.rl.servicekit.OutboxRelay;
 import ai.openalice.rl.servicekit.Outboxes;
@@ -56,6 +57,9 @@ public class TrainerService {
     @Channel(Channels.TRAINING_METRICS)
     MutinyEmitter<byte[]> trainingMetrics;
 
+    @Inject
+    ArtifactsConfig artifacts;
+
     private OutboxRelay relay;
     private TrainingLoop loop;
     private Thread thread;
@@ -64,7 +68,7 @@ public class TrainerService {
         System.setProperty("ai.djl.pytorch.num_threads", Integer.toString(config.threads()));
         System.setProperty("ai.djl.pytorch.num_interop_threads", "1");
         relay = outboxes.relay(TrainerStore.OUTBOX, Map.of(Topic.CHECKPOINTS_PUBLISHED, checkpoints, Topic.TRAINING_METRICS, trainingMetrics));
-        loop = new TrainingLoop(store, config, new TrainerMeters(metrics));
+        loop = new TrainingLoop(store, config, new TrainerMeters(metrics), ArtifactsConfig.reader(artifacts));
         if (config.enabled()) {
             loop.start();
             thread = Thread.ofPlatform().name("training-loop").start(loop);

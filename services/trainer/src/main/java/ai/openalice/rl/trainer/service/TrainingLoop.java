@@ -1,5 +1,6 @@
 package ai.openalice.rl.trainer.service;
 
+import ai.openalice.rl.artifacts.ArtifactStore;
 import ai.openalice.rl.core.filter.CompactFilter;
 import ai.openalice.rl.core.loss.Aggregation;
 import ai.openalice.rl.core.loss.KlEstimator;
@@ -25,7 +26,6 @@ import ai.openalice.rl.trainer.config.TrainerConfig;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -56,13 +56,16 @@ public final class TrainingLoop implements Runnable {
     private final AtomicReference<TrainingMetrics> last = new AtomicReference<>();
     private final TrainerMeters meters;
     private final Aggregation aggregation;
+    private final ArtifactStore artifacts;
     private volatile boolean running = true;
     private PolicyLearner learner;
     private volatile long step;
     private volatile long policyVersion;
 
-    public TrainingLoop(TrainerStore store, TrainerConfig config, TrainerMeters meters) {
+    /** {@code artifacts}: where the runners' stored trajectories are read from (and checked). */
+    public TrainingLoop(TrainerStore store, TrainerConfig config, TrainerMeters meters, ArtifactStore artifacts) {
         this.store = store;
+        this.artifacts = artifacts;
         this.config = config;
         this.meters = meters;
         this.aggregation = Aggregation.byName(config.loss().aggregation()); // an unknown name stops the start, naming the known ones
@@ -206,7 +209,7 @@ public final class TrainingLoop implements Runnable {
             fresh.forEach(g -> exclude.add(g.groupId()));
             fresh = sft ? fresh : refuseOffTemperature(fresh, batch);
             fresh = refuseMissingArtifacts(fresh, batch);
-            var screen = BatchPlan.of(fresh, policyVersion, config.maxStaleness(), config.advantage(), sft, TrainingLoop::turns,
+            var screen = BatchPlan.of(fresh, policyVersion, config.maxStaleness(), config.advantage(), sft, this::turns,
                     config.loss().compactFilter() ? CompactFilter.deepSwe() : new CompactFilter(false, false, false),
                     config.dynamicSampling());
             store.drop(screen.dropped());
@@ -294,7 +297,7 @@ public final class TrainingLoop implements Runnable {
         var missing = new LinkedHashMap<UUID, String>();
         for (var g : fresh) {
             for (var m : g.members()) {
-                String uri = missingArtifact(m);
+                String uri = missingArtifact(artifacts, m);
                 if (uri != null) {
                     missing.put(g.groupId(), "the trajectory of " + m.rolloutId() + " is gone from the artifact store (" + uri + ")");
                     break;
@@ -312,19 +315,20 @@ public final class TrainingLoop implements Runnable {
     }
 
     /** The URI of a member's stored trajectory when the file is not there (null: inline, or present). */
-    static String missingArtifact(TrainerStore.Member m) {
+    static String missingArtifact(ArtifactStore artifacts, TrainerStore.Member m) {
         if (m.infra() || m.masked() || !(m.trajectory() instanceof TrajectoryRef.Stored s)) { // only members trained on are read
             return null;
         }
-        return Files.isRegularFile(Path.of(URI.create(s.artifact().uri()))) ? null : s.artifact().uri();
+        return artifacts.exists(s.artifact()) ? null : s.artifact().uri();
     }
 
-    static List<Turn> turns(TrainerStore.Member m) {
+    private List<Turn> turns(TrainerStore.Member m) {
         return switch (m.trajectory()) {
             case TrajectoryRef.Inline i -> i.trajectory().turns();
             case TrajectoryRef.Stored s -> {
                 try {
-                    yield EventCodec.mapper().readValue(Files.readAllBytes(Path.of(URI.create(s.artifact().uri()))), Trajectory.class).turns();
+                    // checked against the sha256 the event carries: a file replaced or cut short is refused, not trained on
+                    yield EventCodec.mapper().readValue(artifacts.read(s.artifact()), Trajectory.class).turns();
                 } catch (IOException e) {
                     throw new IllegalStateException("cannot read the trajectory of " + m.rolloutId() + " at " + s.artifact().uri() + ": " + e.getMessage(), e);
                 }

@@ -42,6 +42,14 @@ public interface VerifierConfig {
     @WithDefault("PT5M")
     Duration sandboxOutageGrace();
 
+    /**
+     * The artifact store's test logs: each verdict's test output is kept as {@code <rolloutId>.log}
+     * here (with {@code alice.artifacts.bucket}, in the bucket instead), named by the event's
+     * {@code log}, and deleted after {@code keep-verifications} with its verdict.
+     */
+    @WithDefault("${user.home}/.alice-rl/artifacts/logs")
+    Path artifactDir();
+
     /** Where local sandboxes live. */
     @WithDefault("/tmp/alice-rl-verifier-sandboxes")
     Path sandboxRoot();

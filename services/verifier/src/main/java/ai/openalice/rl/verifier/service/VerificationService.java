@@ -1,5 +1,6 @@
 package ai.openalice.rl.verifier.service;
 
+import ai.openalice.rl.events.ArtifactRef;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.RolloutCompleted;
 import ai.openalice.rl.events.TaskAccepted;
@@ -59,6 +60,9 @@ public class VerificationService {
     @Inject
     MeterRegistry registry;
 
+    @Inject
+    TestLogs logs;
+
     /** Storing a verdict survives a database hiccup: 4 attempts, 0.5 s doubling. */
     static final BoundedRetry STORE_RETRY = new BoundedRetry(4, Duration.ofMillis(500));
 
@@ -93,7 +97,7 @@ public class VerificationService {
         inFlight.incrementAndGet();
         try {
             Verdict v = judge(e);
-            var event = Envelope.of(toEvent(e, v), in.traceparent());
+            var event = Envelope.of(toEvent(e, v, logs.write(e.rolloutId(), v.log()).orElse(null)), in.traceparent());
             STORE_RETRY.run(() -> verifications.complete(e.rolloutId(), owner, v, event));
             registry.counter("verifier_verdicts_total", "status", v.status().wire()).increment();
             LOG.infof("%s %s in %d ms%s", e.logContext(), v.status().wire(), v.durationMs(), v.reason() == null ? "" : ": " + v.reason());
@@ -178,11 +182,11 @@ public class VerificationService {
                 reason, "", null, Verdict.Cause.INFRA, null);
     }
 
-    /** The verdict with the rollout's header and the episode it judged, as rubric-prm needs them. */
-    static VerificationCompleted toEvent(RolloutCompleted e, Verdict v) {
+    /** The verdict with the rollout's header, its stored test log ({@code log}, null: none) and the episode it judged, as rubric-prm needs them. */
+    static VerificationCompleted toEvent(RolloutCompleted e, Verdict v, ArtifactRef log) {
         String tail = v.log() == null || v.log().length() <= 4000 ? v.log() : v.log().substring(v.log().length() - 4000);
         var why = new VerificationCompleted.Explanation(v.cause() == null ? null : v.cause().wire(), v.exitCode(), tail);
-        return new VerificationCompleted(e.ref(), v.status(), v.resolved(), v.failToPass(), v.passToPass(), v.flaky(), v.durationMs(), null, v.reason(),
+        return new VerificationCompleted(e.ref(), v.status(), v.resolved(), v.failToPass(), v.passToPass(), v.flaky(), v.durationMs(), log, v.reason(),
                 VerificationCompleted.Episode.of(e), why);
     }
 }

@@ -1,0 +1,37 @@
+package ai.openalice.rl.artifacts;
+
+import ai.openalice.rl.events.ArtifactRef;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * Where what is too large for an event is kept — an episode's trajectory — and read back by the
+ * services the event reaches. An artifact is named by the {@link ArtifactRef} its writer puts in
+ * the event: a URI, the sha256 of its bytes and their count; a reader gets the bytes only when
+ * they are those ({@link ArtifactCorruptException} otherwise), never a truncated or replaced file.
+ */
+public interface ArtifactStore {
+
+    /** Writes {@code bytes} as {@code key} (a relative path, e.g. {@code trajectories/<id>.json}), atomically: a reader sees all of it or nothing. */
+    ArtifactRef write(String key, byte[] bytes) throws IOException;
+
+    /**
+     * The bytes {@code ref} names. {@link java.nio.file.NoSuchFileException} when the artifact is
+     * gone (retention, or a lost volume); {@link ArtifactCorruptException} when its bytes are not the
+     * ones the reference was written with.
+     */
+    byte[] read(ArtifactRef ref) throws IOException;
+
+    /** Whether the artifact {@code ref} names is there (its content is checked on {@link #read}). */
+    boolean exists(ArtifactRef ref);
+
+    /** Deletes the artifact {@code ref} names; nothing when it is already gone. */
+    void delete(ArtifactRef ref) throws IOException;
+
+    /** Deletes the artifacts directly under {@code prefix} written more than {@code keep} before {@code now}; what went. */
+    Pruned prune(String prefix, Duration keep, Instant now) throws IOException;
+
+    /** What one prune deleted. */
+    record Pruned(long artifacts, long bytes) {}
+}
