@@ -62,7 +62,8 @@ class LoopIT {
     /**
      * The loop with its artifacts in an S3 bucket (S3Proxy's): every trajectory is stored (none
      * inline) and read back from the bucket by rubric-prm and the trainer, the verifier's test logs go
-     * there too; checkpoints stay in a folder.
+     * there too, and inference serves v1 from the bucket's copy of the checkpoint (fetched into its
+     * own cache, not read from the trainer's folder).
      */
     @Test
     void twoTasksBecomeAStepAndACheckpointThatInferenceServes() throws Exception {
@@ -78,7 +79,8 @@ class LoopIT {
             var inBucket = List.of("-Dalice.artifacts.bucket=s3://" + bucket + "/loop", "-Dalice.artifacts.s3.endpoint=" + TestStack.s3Endpoint(),
                     "-Dalice.artifacts.s3.path-style=true", "-Dalice.artifacts.s3.access-key=" + TestStack.s3AccessKey(),
                     "-Dalice.artifacts.s3.secret-key=" + TestStack.s3SecretKey());
-            s.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest"));
+            s.start("inference", with(List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest",
+                    "-Dinference.checkpoint-cache=" + artifacts.resolve("inference-cache")), inBucket));
             s.start("trainer", with(List.of("-Dtrainer.artifact-dir=" + artifacts.resolve("checkpoints"), "-Dtrainer.batch-groups=1",
                     "-Dtrainer.model.context-length=4096", "-Dtrainer.model.layers=1", "-Dtrainer.model.heads=2", "-Dtrainer.model.width=16",
                     "-Dtrainer.optim.micro-batch=1", "-Dtrainer.poll=PT0.5S",
@@ -105,6 +107,8 @@ class LoopIT {
             var logs = s3.listObjectsV2(r -> r.bucket(bucket).prefix("loop/logs/")).contents();
             assertTrue(trajectories.size() >= 2, "every trajectory trained on was stored in the bucket: " + trajectories);
             assertTrue(!logs.isEmpty(), "the verifier's test logs are in the bucket");
+            assertEquals("s3://" + bucket + "/loop/checkpoints/v1/manifest.json", v1.manifest().uri(), "v1 is announced in the bucket");
+            assertTrue(Files.isRegularFile(artifacts.resolve("inference-cache/v1/manifest.json")), "inference served the copy it fetched");
             assertTrue(!Files.exists(artifacts.resolve("trajectories")) || Files.list(artifacts.resolve("trajectories")).findAny().isEmpty(),
                     "nothing went to the runner's folder");
             System.out.printf("[e2e] v1 after %s; dispatcher %s; trainer %s; bucket: %d trajectories, %d logs%n", v1.metrics(), stats.get("rollouts"),

@@ -2,6 +2,7 @@ package ai.openalice.rl.artifacts;
 
 import ai.openalice.rl.events.ArtifactRef;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -15,6 +16,19 @@ public interface ArtifactStore {
 
     /** Writes {@code bytes} as {@code key} (a relative path, e.g. {@code trajectories/<id>.json}), atomically: a reader sees all of it or nothing. */
     ArtifactRef write(String key, byte[] bytes) throws IOException;
+
+    /** The reference an artifact written as {@code key} with that sha256 and size has (whether or not it is there). */
+    ArtifactRef refOf(String key, String sha256, long bytes);
+
+    /** Writes the file {@code source} as {@code key}, streamed (what may not fit in memory: a checkpoint's weights), atomically. */
+    ArtifactRef write(String key, Path source) throws IOException;
+
+    /**
+     * Copies the artifact {@code ref} names to {@code target}, streamed, replacing it only when the
+     * bytes are the ones the reference names ({@link ArtifactCorruptException} otherwise, and
+     * {@code target} is left as it was).
+     */
+    void copyTo(ArtifactRef ref, Path target) throws IOException;
 
     /**
      * The bytes {@code ref} names. {@link java.nio.file.NoSuchFileException} when the artifact is
@@ -31,6 +45,11 @@ public interface ArtifactStore {
 
     /** Deletes the artifacts directly under {@code prefix} written more than {@code keep} before {@code now}; what went. */
     Pruned prune(String prefix, Duration keep, Instant now) throws IOException;
+
+    /** Deletes every artifact directly under {@code prefix} (a checkpoint's files, when its version goes). */
+    default Pruned deleteAll(String prefix) throws IOException {
+        return prune(prefix, Duration.ZERO, Instant.MAX);
+    }
 
     /** What one prune deleted. */
     record Pruned(long artifacts, long bytes) {}

@@ -58,6 +58,21 @@ public final class ArtifactStores {
         }
 
         @Override
+        public ArtifactRef write(String key, Path source) throws IOException {
+            return home.write(key, source);
+        }
+
+        @Override
+        public ArtifactRef refOf(String key, String sha256, long bytes) {
+            return home.refOf(key, sha256, bytes);
+        }
+
+        @Override
+        public void copyTo(ArtifactRef ref, Path target) throws IOException {
+            by(ref).copyTo(ref, target);
+        }
+
+        @Override
         public byte[] read(ArtifactRef ref) throws IOException {
             return by(ref).read(ref);
         }

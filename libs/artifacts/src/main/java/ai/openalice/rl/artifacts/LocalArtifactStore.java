@@ -3,7 +3,6 @@ package ai.openalice.rl.artifacts;
 import ai.openalice.rl.events.ArtifactRef;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -36,28 +35,60 @@ public final class LocalArtifactStore implements ArtifactStore {
 
     @Override
     public ArtifactRef write(String key, byte[] bytes) throws IOException {
+        Path target = target(key);
+        Path tmp = Checked.temporaryBeside(target);
+        try {
+            Files.write(tmp, bytes);
+            Checked.moveIntoPlace(tmp, target);
+        } catch (IOException | RuntimeException e) {
+            deleteQuietly(tmp, e);
+            throw e;
+        }
+        return new ArtifactRef(target.toUri().toString(), sha256(bytes), bytes.length);
+    }
+
+    @Override
+    public ArtifactRef write(String key, Path source) throws IOException {
+        Path target = target(key);
+        Path tmp = Checked.temporaryBeside(target);
+        try {
+            Files.copy(source, tmp, StandardCopyOption.REPLACE_EXISTING);
+            String sha = Checked.sha256(tmp);
+            long size = Files.size(tmp);
+            Checked.moveIntoPlace(tmp, target);
+            return new ArtifactRef(target.toUri().toString(), sha, size);
+        } catch (IOException | RuntimeException e) {
+            deleteQuietly(tmp, e);
+            throw e;
+        }
+    }
+
+    @Override
+    public ArtifactRef refOf(String key, String sha256, long bytes) {
+        return new ArtifactRef(target(key).toUri().toString(), sha256, bytes);
+    }
+
+    @Override
+    public void copyTo(ArtifactRef ref, Path target) throws IOException {
+        try (var in = Files.newInputStream(path(ref))) {
+            Checked.copy(ref, in, target);
+        }
+    }
+
+    private Path target(String key) {
         Path target = root.resolve(key).normalize();
         if (!target.startsWith(root) || target.equals(root)) {
             throw new IllegalArgumentException("an artifact key is a relative path inside the store, got '" + key + "'");
         }
-        Files.createDirectories(target.getParent());
-        Path tmp = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".tmp");
+        return target;
+    }
+
+    private static void deleteQuietly(Path tmp, Exception cause) {
         try {
-            Files.write(tmp, bytes);
-            try {
-                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } catch (IOException | RuntimeException e) {
-            try {
-                Files.deleteIfExists(tmp);
-            } catch (IOException gone) {
-                e.addSuppressed(gone);
-            }
-            throw e;
+            Files.deleteIfExists(tmp);
+        } catch (IOException gone) {
+            cause.addSuppressed(gone);
         }
-        return new ArtifactRef(target.toUri().toString(), sha256(bytes), bytes.length);
     }
 
     @Override

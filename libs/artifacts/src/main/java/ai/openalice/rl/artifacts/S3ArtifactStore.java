@@ -3,7 +3,9 @@ package ai.openalice.rl.artifacts;
 import ai.openalice.rl.events.ArtifactRef;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -64,17 +66,51 @@ public final class S3ArtifactStore implements ArtifactStore, AutoCloseable {
 
     @Override
     public ArtifactRef write(String key, byte[] bytes) throws IOException {
+        String sha = LocalArtifactStore.sha256(bytes);
+        try {
+            s3.putObject(r -> r.bucket(bucket).key(object(key)).contentLength((long) bytes.length).metadata(Map.of("sha256", sha)),
+                    RequestBody.fromBytes(bytes));
+        } catch (SdkException e) {
+            throw new IOException("cannot write s3://" + bucket + "/" + object(key) + ": " + e.getMessage(), e);
+        }
+        return new ArtifactRef("s3://" + bucket + "/" + object(key), sha, bytes.length);
+    }
+
+    /** The object key of {@code key}: under the store's prefix; a key leaving it is refused. */
+    private String object(String key) {
         if (key.isEmpty() || key.startsWith("/") || key.contains("..")) {
             throw new IllegalArgumentException("an artifact key is a relative path inside the store, got '" + key + "'");
         }
-        String sha = LocalArtifactStore.sha256(bytes);
+        return prefix + key;
+    }
+
+    @Override
+    public ArtifactRef write(String key, Path source) throws IOException {
+        String sha = Checked.sha256(source);
+        long size = Files.size(source);
         try {
-            s3.putObject(r -> r.bucket(bucket).key(prefix + key).contentLength((long) bytes.length).metadata(Map.of("sha256", sha)),
-                    RequestBody.fromBytes(bytes));
+            s3.putObject(r -> r.bucket(bucket).key(object(key)).contentLength(size).metadata(Map.of("sha256", sha)), RequestBody.fromFile(source));
         } catch (SdkException e) {
-            throw new IOException("cannot write s3://" + bucket + "/" + prefix + key + ": " + e.getMessage(), e);
+            throw new IOException("cannot write s3://" + bucket + "/" + object(key) + ": " + e.getMessage(), e);
         }
-        return new ArtifactRef("s3://" + bucket + "/" + prefix + key, sha, bytes.length);
+        return new ArtifactRef("s3://" + bucket + "/" + object(key), sha, size);
+    }
+
+    @Override
+    public ArtifactRef refOf(String key, String sha256, long bytes) {
+        return new ArtifactRef("s3://" + bucket + "/" + object(key), sha256, bytes);
+    }
+
+    @Override
+    public void copyTo(ArtifactRef ref, Path target) throws IOException {
+        Location at = location(ref);
+        try (var in = s3.getObject(r -> r.bucket(at.bucket()).key(at.key()))) {
+            Checked.copy(ref, in, target);
+        } catch (NoSuchKeyException e) {
+            throw new NoSuchFileException(ref.uri());
+        } catch (SdkException e) {
+            throw new IOException("cannot read " + ref.uri() + ": " + e.getMessage(), e);
+        }
     }
 
     @Override

@@ -82,4 +82,21 @@ class LocalArtifactStoreTest {
         Files.setLastModifiedTime(f, FileTime.from(modified));
         return f;
     }
+
+    /** A file in and a file out, streamed: the same reference as for its bytes; a copy that does not match is refused and the target kept. */
+    @Test
+    void filesGoInAndOutStreamedAndCheckedAlike() throws Exception {
+        var store = new LocalArtifactStore(dir.resolve("store"));
+        Path source = Files.writeString(dir.resolve("weights.bin"), "abc");
+        ArtifactRef ref = store.write("checkpoints/v1/weights.bin", source);
+        assertEquals(new ArtifactRef(dir.resolve("store/checkpoints/v1/weights.bin").toUri().toString(), SHA256_ABC, 3), ref);
+        Path target = dir.resolve("cache/v1/weights.bin");
+        store.copyTo(ref, target);
+        assertEquals("abc", Files.readString(target));
+        Files.writeString(dir.resolve("store/checkpoints/v1/weights.bin"), "abd");
+        assertThrows(ArtifactCorruptException.class, () -> store.copyTo(ref, target));
+        assertEquals("abc", Files.readString(target), "the earlier copy is kept");
+        assertEquals(List.of(target), Files.list(target.getParent()).toList(), "no temporary file left");
+        assertEquals(new ArtifactStore.Pruned(1, 3), store.deleteAll("checkpoints/v1"));
+    }
 }

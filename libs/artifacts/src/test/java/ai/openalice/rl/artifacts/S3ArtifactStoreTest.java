@@ -10,6 +10,7 @@ import ai.openalice.rl.events.ArtifactRef;
 import ai.openalice.rl.testkit.TestStack;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -108,5 +109,21 @@ class S3ArtifactStoreTest {
             assertTrue(e.getMessage().contains("no S3 settings"), e.getMessage());
         }
         assertThrows(IllegalArgumentException.class, () -> ArtifactStores.open("s3://" + bucket, Optional.empty()));
+    }
+
+    @Test
+    void filesGoInAndOutStreamedAndCheckedAlike(@TempDir Path dir) throws Exception {
+        var store = new S3ArtifactStore(client, bucket, "files");
+        Path source = Files.writeString(dir.resolve("weights.bin"), "abc");
+        ArtifactRef ref = store.write("checkpoints/v1/weights.bin", source);
+        assertEquals(new ArtifactRef("s3://" + bucket + "/files/checkpoints/v1/weights.bin", LocalArtifactStoreTest.SHA256_ABC, 3), ref);
+        Path target = dir.resolve("cache/v1/weights.bin");
+        store.copyTo(ref, target);
+        assertEquals("abc", Files.readString(target));
+        client.putObject(r -> r.bucket(bucket).key("files/checkpoints/v1/weights.bin"), RequestBody.fromString("abd"));
+        assertThrows(ArtifactCorruptException.class, () -> store.copyTo(ref, target));
+        assertEquals("abc", Files.readString(target), "the earlier copy is kept");
+        assertEquals(new ArtifactStore.Pruned(1, 3), store.deleteAll("checkpoints/v1"));
+        assertThrows(NoSuchFileException.class, () -> store.copyTo(ref, target));
     }
 }

@@ -208,17 +208,7 @@ public final class Checkpoint {
 
     /** Reads the manifest and checks that every file it names is present with its sha256. */
     public static Manifest verify(Path dir) {
-        Manifest m;
-        try {
-            m = JSON.readValue(dir.resolve(Manifest.FILE_NAME).toFile(), Manifest.class);
-        } catch (NoSuchFileException | FileNotFoundException e) {
-            throw new CheckpointException(CheckpointException.Reason.MISSING, dir + " has no " + Manifest.FILE_NAME, e);
-        } catch (IOException e) {
-            throw new CheckpointException(CheckpointException.Reason.CORRUPT, dir + "/" + Manifest.FILE_NAME + " is unreadable: " + e.getMessage(), e);
-        }
-        if (!Manifest.FORMAT.equals(m.format())) {
-            throw new CheckpointException(CheckpointException.Reason.INCOMPATIBLE, dir + " has format " + m.format() + ", expected " + Manifest.FORMAT);
-        }
+        Manifest m = manifest(dir);
         for (var f : m.files().entrySet()) {
             Path p = dir.resolve(f.getKey());
             if (!Files.isRegularFile(p)) {
@@ -233,6 +223,22 @@ public final class Checkpoint {
             } catch (IOException e) {
                 throw new CheckpointException(CheckpointException.Reason.IO, "cannot read " + p + ": " + e.getMessage(), e);
             }
+        }
+        return m;
+    }
+
+    /** The manifest of the checkpoint in {@code dir}, read and its format checked (its files are not looked at: {@link #verify}). */
+    public static Manifest manifest(Path dir) {
+        Manifest m;
+        try {
+            m = JSON.readValue(dir.resolve(Manifest.FILE_NAME).toFile(), Manifest.class);
+        } catch (NoSuchFileException | FileNotFoundException e) {
+            throw new CheckpointException(CheckpointException.Reason.MISSING, dir + " has no " + Manifest.FILE_NAME, e);
+        } catch (IOException e) {
+            throw new CheckpointException(CheckpointException.Reason.CORRUPT, dir + "/" + Manifest.FILE_NAME + " is unreadable: " + e.getMessage(), e);
+        }
+        if (!Manifest.FORMAT.equals(m.format())) {
+            throw new CheckpointException(CheckpointException.Reason.INCOMPATIBLE, dir + " has format " + m.format() + ", expected " + Manifest.FORMAT);
         }
         return m;
     }

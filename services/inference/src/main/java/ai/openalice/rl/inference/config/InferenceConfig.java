@@ -12,6 +12,13 @@ public interface InferenceConfig {
     /** The checkpoint folder served at start; empty = wait for checkpoints.published. */
     Optional<Path> checkpoint();
 
+    /**
+     * Where checkpoints announced in the bucket ({@code alice.artifacts.bucket}) are fetched to, one
+     * folder a version, the newest three kept; unused when they are announced in a shared folder.
+     */
+    @WithDefault("/tmp/alice-rl-inference-checkpoints")
+    Path checkpointCache();
+
     /** The most sequences decoded together in one batch step. */
     @WithDefault("16")
     int maxBatch();

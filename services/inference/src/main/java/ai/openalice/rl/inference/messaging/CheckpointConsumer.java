@@ -1,25 +1,26 @@
 package ai.openalice.rl.inference.messaging;
 
-import ai.openalice.rl.events.ArtifactRef;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.inference.engine.EngineException;
 import ai.openalice.rl.inference.engine.EngineGateway;
 import ai.openalice.rl.inference.engine.Engines;
+import ai.openalice.rl.inference.service.CheckpointFetch;
 import ai.openalice.rl.inference.service.ModelRegistry;
+import ai.openalice.rl.servicekit.BoundedRetry;
 import ai.openalice.rl.servicekit.Inbox;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.reactive.messaging.annotations.Blocking;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.net.URI;
-import java.nio.file.FileSystemNotFoundException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.jboss.logging.Logger;
 
-/** Loads every checkpoint announced on checkpoints.published (a local folder in the artifact store). */
+/** Loads every checkpoint announced on checkpoints.published (a shared folder, or fetched from the bucket). */
 @ApplicationScoped
 public class CheckpointConsumer {
     private static final Logger LOG = Logger.getLogger(CheckpointConsumer.class);
@@ -36,6 +37,12 @@ public class CheckpointConsumer {
     @Inject
     MeterRegistry metrics;
 
+    @Inject
+    CheckpointFetch fetch;
+
+    /** A bucket that is away is waited for about a minute (5 attempts, 2 s doubling) before the version is passed over. */
+    static final BoundedRetry FETCH_RETRY = new BoundedRetry(5, Duration.ofSeconds(2));
+
     @Incoming(Channels.CHECKPOINTS_PUBLISHED)
     @Blocking
     public void checkpoint(byte[] value) {
@@ -44,12 +51,18 @@ public class CheckpointConsumer {
             return;
         }
         CheckpointPublished c = read.get().payload();
-        ArtifactRef where = c.onnx() != null ? c.onnx() : c.manifest();
         Path dir;
         try {
-            dir = Path.of(URI.create(where.uri())).getParent();
-        } catch (IllegalArgumentException | FileSystemNotFoundException e) {
-            LOG.warnf("checkpoint v%d: %s is not a local file URI (%s); still serving the current version", c.policyVersion(), where.uri(),
+            dir = FETCH_RETRY.until(() -> {
+                try {
+                    return fetch.folder(c);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }, fetched -> true);
+        } catch (RuntimeException e) {
+            metrics.counter("inference_checkpoint_fetch_failures_total").increment();
+            LOG.warnf("checkpoint v%d: cannot have its files from %s (%s); still serving the current version", c.policyVersion(), c.manifest().uri(),
                     e.getMessage());
             return;
         }

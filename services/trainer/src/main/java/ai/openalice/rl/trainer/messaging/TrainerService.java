@@ -68,7 +68,8 @@ public class TrainerService {
         System.setProperty("ai.djl.pytorch.num_threads", Integer.toString(config.threads()));
         System.setProperty("ai.djl.pytorch.num_interop_threads", "1");
         relay = outboxes.relay(TrainerStore.OUTBOX, Map.of(Topic.CHECKPOINTS_PUBLISHED, checkpoints, Topic.TRAINING_METRICS, trainingMetrics));
-        loop = new TrainingLoop(store, config, new TrainerMeters(metrics), ArtifactsConfig.reader(artifacts));
+        loop = new TrainingLoop(store, config, new TrainerMeters(metrics), ArtifactsConfig.reader(artifacts),
+                artifacts.bucket().map(b -> ArtifactsConfig.open(artifacts, "checkpoints", config.artifactDir())));
         if (config.enabled()) {
             loop.start();
             thread = Thread.ofPlatform().name("training-loop").start(loop);

@@ -13,8 +13,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -51,12 +53,15 @@ final class CheckpointWriter {
     private final Path root;
     private final String tokenizer;
     private final Retention retention;
+    private final Optional<CheckpointUpload> upload;
 
-    CheckpointWriter(TrainerStore store, Path root, String tokenizer, Retention retention) {
+    /** {@code upload}: where checkpoints are copied for the services that read them (a bucket); empty: they read {@code root}. */
+    CheckpointWriter(TrainerStore store, Path root, String tokenizer, Retention retention, Optional<CheckpointUpload> upload) {
         this.store = store;
         this.root = root;
         this.tokenizer = tokenizer;
         this.retention = retention;
+        this.upload = upload;
     }
 
     /**
@@ -88,8 +93,9 @@ final class CheckpointWriter {
         Manifest m = learner.checkpoint(dir, tokenizer, policyVersion, step);
         // without trainer.export-onnx a HuggingFace model's checkpoint has no graph (an external engine serves it); its first one
         // has no optimizer state yet (the built-in GPT's writes an empty one)
-        var onnx = ref(dir, Checkpoint.ONNX, m);
-        var event = new CheckpointPublished(policyVersion, step, onnx, manifestRef(dir), ref(dir, Checkpoint.OPTIMIZER, m), metrics, terms);
+        var refs = refs(dir, policyVersion, m, false);
+        var onnx = refs.get(Checkpoint.ONNX);
+        var event = new CheckpointPublished(policyVersion, step, onnx, refs.get(Manifest.FILE_NAME), refs.get(Checkpoint.OPTIMIZER), metrics, terms);
         var env = Envelope.of(event);
         store.commit(policyVersion, step, dir.toString(), onnx == null ? null : onnx.sha256(), EventCodec.mapper().writeValueAsString(metrics),
                 pending, env);
@@ -106,8 +112,9 @@ final class CheckpointWriter {
         Path dir = Path.of(latest.dir());
         try {
             Manifest m = Checkpoint.verify(dir);
-            var event = new CheckpointPublished(latest.policyVersion(), latest.step(), ref(dir, Checkpoint.ONNX, m), manifestRef(dir),
-                    ref(dir, Checkpoint.OPTIMIZER, m), Map.of(), terms);
+            var refs = refs(dir, latest.policyVersion(), m, true);
+            var event = new CheckpointPublished(latest.policyVersion(), latest.step(), refs.get(Checkpoint.ONNX), refs.get(Manifest.FILE_NAME),
+                    refs.get(Checkpoint.OPTIMIZER), Map.of(), terms);
             var env = Envelope.of(event);
             store.enqueue(env);
         } catch (IOException e) {
@@ -129,7 +136,24 @@ final class CheckpointWriter {
         } catch (IOException | RuntimeException e) {
             LOG.warnf("checkpoint retention in %s: %s (next checkpoint retries)", root, e.getMessage());
         }
+        upload.ifPresent(u -> u.delete(gone).forEach(failed -> LOG.warnf("checkpoint retention in the bucket: %s", failed)));
         return gone;
+    }
+
+    /** The references the event names, by file name: in the bucket when there is one, else the folder's own files. */
+    private Map<String, ArtifactRef> refs(Path dir, long version, Manifest m, boolean reuse) throws IOException {
+        if (upload.isPresent()) {
+            return upload.get().upload(dir, version, m, reuse);
+        }
+        var refs = new HashMap<String, ArtifactRef>();
+        for (String file : List.of(Checkpoint.ONNX, Checkpoint.OPTIMIZER)) {
+            var r = ref(dir, file, m);
+            if (r != null) {
+                refs.put(file, r);
+            }
+        }
+        refs.put(Manifest.FILE_NAME, manifestRef(dir));
+        return refs;
     }
 
     /** The file as the manifest lists it; null when the checkpoint has none. */

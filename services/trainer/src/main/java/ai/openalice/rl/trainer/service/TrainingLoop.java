@@ -33,6 +33,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
@@ -62,15 +63,20 @@ public final class TrainingLoop implements Runnable {
     private volatile long step;
     private volatile long policyVersion;
 
-    /** {@code artifacts}: where the runners' stored trajectories are read from (and checked). */
-    public TrainingLoop(TrainerStore store, TrainerConfig config, TrainerMeters meters, ArtifactStore artifacts) {
+    /**
+     * {@code artifacts}: where the runners' stored trajectories are read from (and checked);
+     * {@code checkpointBucket}: where checkpoints are copied for the services that read them (empty:
+     * they read {@code trainer.artifact-dir}).
+     */
+    public TrainingLoop(TrainerStore store, TrainerConfig config, TrainerMeters meters, ArtifactStore artifacts,
+            Optional<ArtifactStore> checkpointBucket) {
         this.store = store;
         this.artifacts = artifacts;
         this.config = config;
         this.meters = meters;
         this.aggregation = Aggregation.byName(config.loss().aggregation()); // an unknown name stops the start, naming the known ones
         this.writer = new CheckpointWriter(store, config.artifactDir(), new ByteTokenizer().name(),
-                new CheckpointWriter.Retention(config.keepCheckpoints(), config.keepCheckpointEvery()));
+                new CheckpointWriter.Retention(config.keepCheckpoints(), config.keepCheckpointEvery()), checkpointBucket.map(CheckpointUpload::new));
         meters.disk(config.artifactDir(), writer.fullVolume);
     }
 

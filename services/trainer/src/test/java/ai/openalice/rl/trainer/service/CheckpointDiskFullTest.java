@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,7 +59,7 @@ class CheckpointDiskFullTest {
                     committed.add(policyVersion);
                 }
             };
-            var writer = new CheckpointWriter(store, vol.resolve("checkpoints"), "bytes", new CheckpointWriter.Retention(3, 0));
+            var writer = new CheckpointWriter(store, vol.resolve("checkpoints"), "bytes", new CheckpointWriter.Retention(3, 0), Optional.empty());
             var freed = CompletableFuture.runAsync(() -> {
                 try {
                     Thread.sleep(1500);

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
@@ -23,7 +24,7 @@ class CheckpointRetentionTest {
         }
         Files.createDirectories(root.resolve("notes"));
         Files.createDirectories(root.resolve("v5x"));
-        var writer = new CheckpointWriter(null, root, "bytes", new CheckpointWriter.Retention(3, 10));
+        var writer = new CheckpointWriter(null, root, "bytes", new CheckpointWriter.Retention(3, 10), Optional.empty());
 
         var gone = new TreeSet<>(writer.prune(20));
         // kept: the newest 3 (18, 19, 20) and the multiples of 10 (0, 10); gone: 1–9 and 11–17
@@ -45,14 +46,14 @@ class CheckpointRetentionTest {
             Files.writeString(root.resolve(d).resolve("sub/params.bin"), "x");
         }
         Files.writeString(root.resolve("v7.tmp-1"), "a file, not a checkpoint's folder");
-        var writer = new CheckpointWriter(null, root, "bytes", new CheckpointWriter.Retention(3, 10));
+        var writer = new CheckpointWriter(null, root, "bytes", new CheckpointWriter.Retention(3, 10), Optional.empty());
         assertEquals(new TreeSet<>(List.of("v4.tmp-123456789", "v5.tmp-987")), new TreeSet<>(writer.sweepUnfinished()));
         var left = new TreeSet<String>();
         try (var s = Files.list(root)) {
             s.forEach(p -> left.add(p.getFileName().toString()));
         }
         assertEquals(new TreeSet<>(List.of("v3", "v6.tmp-x", "notes", "v7.tmp-1")), left);
-        assertEquals(List.of(), new CheckpointWriter(null, root.resolve("absent"), "bytes", new CheckpointWriter.Retention(3, 10)).sweepUnfinished());
+        assertEquals(List.of(), new CheckpointWriter(null, root.resolve("absent"), "bytes", new CheckpointWriter.Retention(3, 10), Optional.empty()).sweepUnfinished());
     }
 
     @Test
