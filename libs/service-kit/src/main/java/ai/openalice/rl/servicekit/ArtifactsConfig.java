@@ -15,7 +15,11 @@ import java.util.Optional;
  */
 @ConfigMapping(prefix = "alice.artifacts")
 public interface ArtifactsConfig {
-    /** {@code s3://bucket[/prefix]}: every service writes its artifacts there (trajectories under {@code trajectories/}, test logs under {@code logs/}), not to its folder. */
+    /**
+     * {@code s3://bucket[/prefix]}: every service writes its artifacts there — trajectories under
+     * {@code trajectories/}, test logs under {@code logs/}, copies of the checkpoints under
+     * {@code checkpoints/} — rather than to its folder alone.
+     */
     Optional<String> bucket();
 
     S3 s3();
