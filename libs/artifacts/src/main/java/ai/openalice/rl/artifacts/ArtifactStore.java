@@ -7,10 +7,10 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Where what is too large for an event is kept — an episode's trajectory — and read back by the
- * services the event reaches. An artifact is named by the {@link ArtifactRef} its writer puts in
- * the event: a URI, the sha256 of its bytes and their count; a reader gets the bytes only when
- * they are those ({@link ArtifactCorruptException} otherwise), never a truncated or replaced file.
+ * Where what is too large for an event is kept — an episode's trajectory, a test log, a
+ * checkpoint's files — and read back by the services the event reaches. An artifact is named by
+ * the {@link ArtifactRef} its writer puts in the event: a URI, the sha256 of its bytes and their
+ * count; a reader gets the bytes only when they are those ({@link ArtifactCorruptException} otherwise), never a truncated or replaced file.
  */
 public interface ArtifactStore {
 
