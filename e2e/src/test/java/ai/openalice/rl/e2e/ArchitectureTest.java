@@ -66,7 +66,7 @@ class ArchitectureTest {
         noClasses().that().resideInAnyPackage("ai.openalice.rl.core..", "ai.openalice.rl.events..", "ai.openalice.rl.sandbox..",
                         "ai.openalice.rl.harness..", "ai.openalice.rl.model..", "ai.openalice.rl.policy..", "ai.openalice.rl.agent..",
                         "ai.openalice.rl.servicekit..", "ai.openalice.rl.prm..", "ai.openalice.rl.retry..", "ai.openalice.rl.jinja..",
-                        "ai.openalice.rl.auth..")
+                        "ai.openalice.rl.auth..", "ai.openalice.rl.tinker..", "ai.openalice.rl.artifacts..")
                 .should().dependOnClassesThat().resideInAnyPackage(SERVICES)
                 .because("libraries are the services' common ground; a service is free to change what the others never see")
                 .check(classes);
@@ -126,6 +126,17 @@ class ArchitectureTest {
         classes().that().resideInAPackage("ai.openalice.rl.jinja..")
                 .should().onlyDependOnClassesThat().resideInAnyPackage("ai.openalice.rl.jinja..", "java..", "com.fasterxml.jackson..")
                 .because("libs/jinja is Jinja alone; chat layouts (libs/model-core, model.chat) use it, never the other way round")
+                .check(classes);
+    }
+
+    /** The Tinker client is the protocol alone: what a step means (losses, advantages, batches) stays with rl-core and the trainer. */
+    @Test
+    void theTinkerClientIsTheProtocolAlone() {
+        assertTrue(classes.contain("ai.openalice.rl.tinker.TinkerClient"), "libs/tinker was not built");
+        classes().that().resideInAPackage("ai.openalice.rl.tinker..")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("ai.openalice.rl.tinker..", "ai.openalice.rl.retry..", "java..",
+                        "com.fasterxml.jackson..", "com.google.protobuf..")
+                .because("libs/tinker speaks the Tinker API for whoever trains through it; it decides nothing about training")
                 .check(classes);
     }
 

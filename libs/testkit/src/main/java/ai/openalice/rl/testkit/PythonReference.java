@@ -33,6 +33,16 @@ public final class PythonReference {
         return existing("alice.model.smollm2", "the SmolLM2-135M-Instruct folder");
     }
 
+    /** A tiny random Qwen3 (2 layers, width 64, vocabulary 256) as transformers saved it ({@code dev/python/tiny_qwen3.py}; no tokenizer). */
+    public static Path qwen3Tiny() {
+        return existing("alice.model.qwen3-tiny", "the tiny Qwen3 folder");
+    }
+
+    /** The Tinker engine's environment: {@code uv/} (uv itself), {@code venv/} (SkyRL's server, synced from {@code dev/tinker}). */
+    public static Path tinkerHome() {
+        return existing("alice.tinker.home", "the Tinker engine's environment");
+    }
+
     /** The chat-template corpus ({name: template}, read by {@code dev/stack python} from npm's {@code @huggingface/ollama-utils}). */
     public static Path chatTemplates() {
         return existing("alice.chat.templates", "the chat-template corpus");

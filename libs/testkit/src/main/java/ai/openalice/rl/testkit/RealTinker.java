@@ -1,0 +1,64 @@
+package ai.openalice.rl.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+
+/**
+ * A real SkyRL Tinker server (PyPI's {@code skyrl} 0.4.0, {@code dev/tinker}, made by {@code dev/stack
+ * python}) training and sampling the tiny Qwen3 on its JAX backend on CPU, started once per test
+ * JVM and stopped with its engine when the JVM exits. It is started as SkyRL requires — {@code uv
+ * run --project dev/tinker -m skyrl.tinker.api} — because it starts its engine with the same uv
+ * flags. Its database and checkpoints live in {@code target/tinker/}, its log is
+ * {@code target/tinker.log}.
+ */
+public final class RealTinker {
+    private static URI url;
+
+    private RealTinker() {}
+
+    /** The server's base URL (no trailing slash), starting it on first use; waits up to five minutes for it to answer. */
+    public static synchronized URI qwen3Tiny() {
+        if (url == null) {
+            url = start(PythonReference.tinkerHome(), PythonReference.qwen3Tiny());
+        }
+        return url;
+    }
+
+    /** The base model's name as the server knows it (what create_model names). */
+    public static String baseModel() {
+        return PythonReference.qwen3Tiny().toString();
+    }
+
+    private static URI start(Path home, Path model) {
+        Path uv = home.resolve("uv/bin/uv");
+        if (!Files.isExecutable(uv)) {
+            throw new IllegalStateException("no uv at " + uv + "; make the Tinker engine's environment with: dev/stack python");
+        }
+        Path state = Path.of("target", "tinker").toAbsolutePath();
+        try {
+            Files.createDirectories(state);
+            Files.deleteIfExists(state.resolve("tinker.db")); // a fresh database each run: nothing of an earlier run's models
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Path project = PythonReference.scripts().getParent().resolve("tinker");
+        IntFunction<List<String>> command = port -> List.of(uv.toString(), "run", "--project", project.toString(), "--frozen", "--offline",
+                "-m", "skyrl.tinker.api", "--base-model", model.toString(), "--backend", "jax",
+                "--database-url", "sqlite:///" + state.resolve("tinker.db"), "--checkpoints-base", state.resolve("checkpoints").toString(),
+                "--host", "127.0.0.1", "--port", Integer.toString(port));
+        Map<String, String> env = Map.of("PATH", uv.getParent() + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"),
+                "UV_PROJECT_ENVIRONMENT", home.resolve("venv").toString(),
+                "UV_CACHE_DIR", home.getParent().resolve("uv-cache").toString(),
+                "JAX_PLATFORMS", "cpu",
+                "HF_HUB_OFFLINE", "1");
+        return ServerProcess.start("SkyRL's Tinker server", command, env, Path.of("target", "tinker.log").toAbsolutePath(), "/api/v1/healthz",
+                Duration.ofMinutes(5));
+    }
+}

@@ -1,0 +1,176 @@
+package ai.openalice.rl.tinker;
+
+import ai.openalice.rl.retry.Backoff;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * The HTTP side of the client: JSON and protobuf posts, the futures loop, and what a status means.
+ * A 4xx (but 408) is a refusal naming what was refused ({@link TinkerRejectedException}); a 5xx,
+ * a refused or dropped connection or a timeout is the engine being away, waited out with full
+ * jitter for as long as it takes (the listener hears when it goes and comes back) — a training
+ * step is never given up for an engine restarting.
+ */
+final class TinkerHttp {
+    static final String PROTO = "application/x-protobuf";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** SkyRL holds a retrieve_future for up to 300 s before answering 408. */
+    private static final Duration FUTURE_WAIT = Duration.ofSeconds(330);
+    private static final Duration CALL = Duration.ofSeconds(60);
+
+    private final URI base;
+    private final String apiKey;
+    private final TinkerClient.Listener listener;
+    private final Supplier<Backoff> backoff;
+    // HTTP/1.1: the JDK's default HTTP/2 upgrade of a cleartext POST reaches uvicorn (SkyRL's server) without its body.
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+
+    TinkerHttp(URI base, String apiKey, TinkerClient.Listener listener, Supplier<Backoff> backoff) {
+        this.base = base;
+        this.apiKey = apiKey;
+        this.listener = listener;
+        this.backoff = backoff;
+    }
+
+    /** POSTs {@code body} as JSON and returns the JSON answer. */
+    JsonNode postJson(String path, Object body) {
+        return json(send(path, "application/json", bytes(body), "application/json", CALL));
+    }
+
+    /** POSTs a protobuf body and returns the JSON answer. */
+    JsonNode postProto(String path, byte[] body) {
+        return json(send(path, PROTO, body, "application/json", CALL));
+    }
+
+    /** GETs a JSON answer. */
+    JsonNode get(String path) {
+        return json(send(path, null, null, "application/json", CALL));
+    }
+
+    /** Waits for future {@code requestId} and returns its JSON result. */
+    JsonNode futureJson(String requestId) {
+        return json(future(requestId, "application/json"));
+    }
+
+    /** Waits for future {@code requestId} and returns its protobuf result. */
+    byte[] futureProto(String requestId) {
+        HttpResponse<byte[]> r = future(requestId, PROTO + ", application/json");
+        if (!r.headers().firstValue("content-type").orElse("").startsWith(PROTO)) {
+            throw new IllegalStateException("future " + requestId + " answered " + r.headers().firstValue("content-type").orElse("no content type")
+                    + " where protobuf was asked for: " + text(r.body()));
+        }
+        return r.body();
+    }
+
+    private HttpResponse<byte[]> future(String requestId, String accept) {
+        byte[] body = bytes(Map.of("request_id", requestId));
+        while (true) {
+            HttpResponse<byte[]> r = send("/api/v1/retrieve_future", "application/json", body, accept, FUTURE_WAIT);
+            if (r.statusCode() != 408) {
+                return r;
+            }
+        }
+    }
+
+    /** One request, sent again while the engine is away; a refusal throws. 408 is returned (the futures loop asks again). */
+    private HttpResponse<byte[]> send(String path, String contentType, byte[] body, String accept, Duration timeout) {
+        var builder = HttpRequest.newBuilder(base.resolve(path)).timeout(timeout).header("Accept", accept);
+        if (apiKey != null) {
+            builder.header("X-API-Key", apiKey);
+        }
+        HttpRequest request = body == null ? builder.GET().build()
+                : builder.header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+        Backoff pauses = null;
+        while (true) {
+            String away;
+            try {
+                HttpResponse<byte[]> r = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                int s = r.statusCode();
+                if (s < 300 || s == 408) {
+                    if (pauses != null) {
+                        listener.engineBack();
+                    }
+                    return r;
+                }
+                if (s < 500) {
+                    throw new TinkerRejectedException(s, path + " refused (" + s + "): " + detail(r.body()));
+                }
+                away = path + " answered " + s + ": " + detail(r.body());
+            } catch (IOException e) {
+                away = path + ": " + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while calling the Tinker engine at " + base, e);
+            }
+            if (pauses == null) {
+                pauses = backoff.get();
+            }
+            listener.engineAway(away);
+            try {
+                pauses.sleep();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the Tinker engine at " + base + " (" + away + ")", e);
+            }
+        }
+    }
+
+    /** FastAPI's error body as a sentence: "detail", or each validation error as "field.path: message". */
+    static String detail(byte[] body) {
+        try {
+            JsonNode d = JSON.readTree(body).path("detail");
+            if (d.isArray()) {
+                List<String> parts = new ArrayList<>();
+                for (JsonNode e : d) {
+                    List<String> loc = new ArrayList<>();
+                    for (JsonNode l : e.path("loc")) {
+                        if (!l.asText().equals("body")) {
+                            loc.add(l.asText());
+                        }
+                    }
+                    parts.add((loc.isEmpty() ? "the body" : String.join(".", loc)) + ": " + e.path("msg").asText());
+                }
+                return String.join("; ", parts);
+            }
+            if (!d.isMissingNode()) {
+                return d.isTextual() ? d.asText() : d.toString();
+            }
+        } catch (IOException notJson) {
+            // the body as text below
+        }
+        return text(body);
+    }
+
+    private static String text(byte[] body) {
+        String s = new String(body, StandardCharsets.UTF_8);
+        return s.length() > 500 ? s.substring(0, 500) + "…" : s;
+    }
+
+    private static JsonNode json(HttpResponse<byte[]> r) {
+        try {
+            return JSON.readTree(r.body());
+        } catch (IOException e) {
+            throw new IllegalStateException(r.uri().getPath() + " answered a body that is not JSON: " + text(r.body()), e);
+        }
+    }
+
+    private static byte[] bytes(Object body) {
+        try {
+            return JSON.writeValueAsBytes(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("cannot write " + body + " as JSON", e);
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package ai.openalice.rl.tinker;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import ai.openalice.rl.testkit.RealTinker;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The protocol against the real SkyRL Tinker server (JAX on CPU, the tiny Qwen3 with a LoRA
+ * adapter of rank 4): session and heartbeats, a model, forward and forward_backward through
+ * protobuf, optim_step, both saves, sampling, futures and refusals. The tests build on each other
+ * in order (one model, one optimizer state). Expected values come from the loss's formula applied
+ * to the log-probabilities the engine itself reports.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class TinkerRoundTripTest {
+    private static final int[] TOKENS = {1, 17, 42, 99, 3, 250, 7, 64, 128, 5};
+    private static final float[] ADVANTAGES = {1, 1, 1, 1, -1, -1, -1, -1, 0.5f};
+    private static final Map<String, Double> CLIP = Map.of("clip_low_threshold", 0.8, "clip_high_threshold", 1.28);
+    private static TinkerClient client;
+    private static String model;
+    private static float[] before;
+
+    @BeforeAll
+    static void connect() {
+        client = new TinkerClient(RealTinker.qwen3Tiny(), "tml-unused", TinkerClient.Listener.NONE);
+        assertTrue(client.healthy());
+        client.createSession(List.of("alice-rl-test"));
+        model = client.createLoraModel(RealTinker.baseModel(), 4, 7L);
+    }
+
+    @AfterAll
+    static void close() {
+        client.close();
+    }
+
+    @Test
+    @Order(1)
+    void aHeartbeatKeepsTheSessionAndForwardReadsTheModel() {
+        assertTrue(client.heartbeat());
+        assertTrue(client.heartbeatsSent() >= 1);
+        ForwardBackwardResult r = client.forward(model, 1, List.of(Datum.ofSequence(TOKENS, null, null, null)), LossFn.CROSS_ENTROPY, Map.of());
+        before = r.logprobs(0);
+        assertEquals(TOKENS.length - 1, before.length);
+        double nll = 0;
+        for (int t = 0; t < before.length; t++) {
+            assertTrue(before[t] < 0 && before[t] > -20, "a log-probability: " + before[t]);
+            assertEquals(-before[t], r.elementwiseLoss(0)[t], 1e-6, "cross entropy is -logp at " + t);
+            nll -= before[t];
+        }
+        assertEquals(nll, r.loss(), 1e-4);
+    }
+
+    @Test
+    @Order(2)
+    void ppoLossIsTheClippedObjectiveSummedOverTokens() {
+        // Sampler log-probabilities set so that ratios fall inside, above and below the clip range.
+        float[] shift = {0, 0.5f, -0.5f, 0.1f, 0.5f, -0.5f, 0, 0.1f, 0.3f};
+        float[] sampler = new float[before.length];
+        for (int t = 0; t < sampler.length; t++) {
+            sampler[t] = before[t] - shift[t];
+        }
+        float[] weights = {1, 1, 1, 1, 1, 1, 1, 0, 2};
+        ForwardBackwardResult r = client.forwardBackward(model, 2, List.of(Datum.ofSequence(TOKENS, sampler, ADVANTAGES, weights)), LossFn.PPO, CLIP);
+        double total = 0;
+        for (int t = 0; t < sampler.length; t++) {
+            assertEquals(before[t], r.logprobs(0)[t], 1e-5, "no step between forward and forward_backward");
+            double ratio = Math.exp(r.logprobs(0)[t] - sampler[t]);
+            double clipped = Math.min(Math.max(ratio, 0.8), 1.28);
+            double term = -weights[t] * Math.min(ratio * ADVANTAGES[t], clipped * ADVANTAGES[t]);
+            assertEquals(term, r.elementwiseLoss(0)[t], 1e-5, "the PPO term at " + t + " (ratio " + ratio + ")");
+            total += term;
+        }
+        assertEquals(total, r.loss(), 1e-4);
+    }
+
+    @Test
+    @Order(3)
+    void anOptimizerStepRaisesWhatWasAdvantagedAndLowersTheRest() {
+        client.forwardBackward(model, 3, List.of(Datum.ofSequence(TOKENS, before, ADVANTAGES, null)), LossFn.IMPORTANCE_SAMPLING, Map.of());
+        Map<String, Double> metrics = client.optimStep(model, 4, new AdamParams(0.01, 0.9, 0.95, 1e-8, 0));
+        assertTrue(metrics.values().stream().allMatch(v -> Double.isFinite(v)), metrics.toString());
+        float[] after = client.forward(model, 5, List.of(Datum.ofSequence(TOKENS, null, null, null)), LossFn.CROSS_ENTROPY, Map.of()).logprobs(0);
+        // The step ascends the advantage-weighted log-likelihood (the gradients of both passes since the last
+        // step point the same way): positive-advantage tokens rise on average, negative ones fall. One token
+        // alone may move against its advantage (the LoRA weights are shared by every position).
+        double raised = 0;
+        double lowered = 0;
+        for (int t = 0; t < after.length; t++) {
+            if (ADVANTAGES[t] > 0) {
+                raised += (after[t] - before[t]) / 5;
+            } else {
+                lowered += (after[t] - before[t]) / 4;
+            }
+        }
+        assertTrue(raised > 0, "positive-advantage tokens moved by " + raised + " on average");
+        assertTrue(lowered < 0, "negative-advantage tokens moved by " + lowered + " on average");
+    }
+
+    @Test
+    @Order(4)
+    void aSequenceIdSeenBeforeWithAnotherBodyIsRefused() {
+        var e = assertThrows(TinkerRejectedException.class,
+                () -> client.forward(model, 5, List.of(Datum.ofSequence(new int[] {1, 2, 3}, null, null, null)), LossFn.CROSS_ENTROPY, Map.of()));
+        assertEquals(409, e.status());
+        assertTrue(e.getMessage().contains("sequence number was reused"), e.getMessage());
+    }
+
+    @Test
+    @Order(5)
+    void aLossOptionTheLossDoesNotTakeIsRefusedByName() {
+        var e = assertThrows(TinkerRejectedException.class, () -> client.forwardBackward(model, 6,
+                List.of(Datum.ofSequence(TOKENS, before, ADVANTAGES, null)), LossFn.PPO, Map.of("clip_ratio", 0.2)));
+        assertEquals(422, e.status());
+        assertTrue(e.getMessage().contains("clip_ratio"), e.getMessage());
+    }
+
+    @Test
+    @Order(6)
+    void savedSamplerWeightsSampleWithTheModelsOwnLogprobs() {
+        String state = client.saveWeights(model, "state-1");
+        assertTrue(state.startsWith("tinker://" + model + "/"), state);
+        String sampler = client.saveWeightsForSampler(model, "sampler-1");
+        assertTrue(sampler.startsWith("tinker://" + model + "/"), sampler);
+        int[] prompt = Arrays.copyOf(TOKENS, 4);
+        List<Sample> samples = client.sample(sampler, prompt, 2, new SamplingParams(6, 1.0, 11L, List.of()));
+        assertEquals(2, samples.size());
+        int seq = 7;
+        for (Sample s : samples) {
+            assertEquals(6, s.tokens().length);
+            assertEquals("length", s.stopReason());
+            int[] whole = new int[prompt.length + s.tokens().length];
+            System.arraycopy(prompt, 0, whole, 0, prompt.length);
+            System.arraycopy(s.tokens(), 0, whole, prompt.length, s.tokens().length);
+            float[] lp = client.forward(model, seq++, List.of(Datum.ofSequence(whole, null, null, null)),
+                    LossFn.CROSS_ENTROPY, Map.of()).logprobs(0);
+            float[] sampled = Arrays.copyOfRange(lp, prompt.length - 1, lp.length);
+            assertArrayEquals(sampled, s.logprobs(), 1e-4f, "the sampler's log-probabilities are the trained model's");
+        }
+    }
+}
