@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import ai.openalice.rl.testkit.PythonReference;
 import ai.openalice.rl.testkit.RealTinker;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -19,7 +21,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * The protocol against the real SkyRL Tinker server (JAX on CPU, the tiny Qwen3 with a LoRA
  * adapter of rank 4): session and heartbeats, a model, forward and forward_backward through
- * protobuf, optim_step, both saves, sampling, futures and refusals. The tests build on each other
+ * protobuf, optim_step, both saves, sampling, futures and refusals; at step 0 the engine's
+ * log-probabilities against transformers' for the same weights. The tests build on each other
  * in order (one model, one optimizer state). Expected values come from the loss's formula applied
  * to the log-probabilities the engine itself reports.
  */
@@ -60,6 +63,13 @@ class TinkerRoundTripTest {
             nll -= before[t];
         }
         assertEquals(nll, r.loss(), 1e-4);
+        // A new LoRA adapter adds nothing: the engine's log-probabilities are the base model's, as transformers computes them.
+        String ids = Arrays.stream(TOKENS).mapToObj(Integer::toString).collect(Collectors.joining(","));
+        double[] reference = PythonReference.doubles(PythonReference.reference("logprobs", "--model", RealTinker.baseModel(), "--tokens", ids)
+                .get("logprobs"));
+        for (int t = 0; t < before.length; t++) {
+            assertEquals(reference[t], before[t], 1e-4, "the engine's log-probability of token " + (t + 1) + " against transformers'");
+        }
     }
 
     @Test
