@@ -23,8 +23,13 @@ import org.junit.jupiter.api.Test;
  */
 class TinkerBatchTest {
     static SequenceBatch batch() {
-        var e1 = new Sample(UUID.randomUUID(), List.of(turn(List.of(1, 2), List.of(3, 4), List.of(-1.0, -2.0))), 1.0);
-        var e2 = new Sample(UUID.randomUUID(), List.of(turn(List.of(1), List.of(5, 6, 7), List.of(-0.5, -0.5, -0.5))), -0.5);
+        return batch(new double[] {-1, -2}, new double[] {-0.5, -0.5, -0.5});
+    }
+
+    /** The same episodes with other sampling log-probabilities. */
+    static SequenceBatch batch(double[] logp1, double[] logp2) {
+        var e1 = new Sample(UUID.randomUUID(), List.of(turn(List.of(1, 2), List.of(3, 4), List.of(logp1[0], logp1[1]))), 1.0);
+        var e2 = new Sample(UUID.randomUUID(), List.of(turn(List.of(1), List.of(5, 6, 7), List.of(logp2[0], logp2[1], logp2[2]))), -0.5);
         return SequenceBatch.of(List.of(e1, e2), 16, Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, 8).batch();
     }
 

@@ -1,0 +1,145 @@
+package ai.openalice.rl.trainer.tinker;
+
+import ai.openalice.rl.core.loss.PolicyLossConfig;
+import ai.openalice.rl.model.checkpoint.Manifest;
+import ai.openalice.rl.model.learner.Learner;
+import ai.openalice.rl.model.learner.LrSchedule;
+import ai.openalice.rl.model.learner.PolicyLearner;
+import ai.openalice.rl.model.learner.SequenceBatch;
+import ai.openalice.rl.tinker.AdamParams;
+import ai.openalice.rl.tinker.Datum;
+import ai.openalice.rl.tinker.ForwardBackwardResult;
+import ai.openalice.rl.tinker.LossFn;
+import ai.openalice.rl.tinker.TinkerClient;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The learner on an existing distributed engine: forward, backward and the optimizer step of each
+ * batch go to a Tinker engine (one LoRA model there); the batch, the advantages and their
+ * normalisation stay ours ({@link TinkerBatch}). A GRPO++ step is a forward (the learner's own
+ * log-probabilities, π_old, when {@code tisFromForward}), one ppo forward_backward and one
+ * optim_step; a supervised step one cross_entropy forward_backward with the built-in learner's
+ * normalisation folded into the weights, and one optim_step.
+ *
+ * <p>Sequence ids come from the optimizer step count (four per step), so a step sent again after a
+ * crash is answered by the engine with the futures it already has instead of being applied twice.
+ * The engine's Adam has no gradient-norm clipping: {@code clipNorm} of the built-in learner has no
+ * counterpart here.
+ */
+public final class TinkerLearner implements PolicyLearner {
+    /** The optimizer's and loss's settings, and the model's context. */
+    public record Settings(PolicyLossConfig loss, LrSchedule lr, double beta1, double beta2, double eps, double weightDecay, int contextLength,
+            boolean tisFromForward) {}
+
+    private final TinkerClient client;
+    private final String modelId;
+    private final Settings settings;
+    private long step;
+
+    /** A learner of {@code modelId} on the engine {@code client} speaks to, whose optimizer has taken {@code step} steps. */
+    public TinkerLearner(TinkerClient client, String modelId, Settings settings, long step) {
+        this.client = client;
+        this.modelId = modelId;
+        this.settings = settings;
+        this.step = step;
+    }
+
+    /** Optimizer steps taken. */
+    public long step() {
+        return step;
+    }
+
+    @Override
+    public Learner.StepStats rl(SequenceBatch b) {
+        int seq = seqBase();
+        float[] old = settings.tisFromForward() ? logprobs(b, seq + 1) : null;
+        List<Datum> rows = TinkerBatch.rows(b, old, settings.loss().tisCap());
+        ForwardBackwardResult r = client.forwardBackward(modelId, seq + 2, rows, LossFn.PPO, TinkerBatch.clip(settings.loss()));
+        double lo = 1 - settings.loss().epsLow();
+        double hi = 1 + settings.loss().epsHigh();
+        long counted = 0;
+        long clipped = 0;
+        double kl = 0;
+        double entropy = 0;
+        for (int row = 0; row < rows.size(); row++) {
+            Datum d = rows.get(row);
+            float[] lp = r.logprobs(row);
+            for (int i = 0; i < lp.length; i++) {
+                if (d.weights()[i] == 0) {
+                    continue;
+                }
+                counted++;
+                double ratio = Math.exp(lp[i] - d.samplerLogprobs()[i]);
+                clipped += ratio < lo || ratio > hi ? 1 : 0;
+                double toRollout = b.rolloutLogp()[row * b.width() + i] - lp[i];
+                kl += Math.exp(toRollout) - 1 - toRollout;
+                entropy -= lp[i];
+            }
+        }
+        return stepped(r.loss(), counted == 0 ? 0 : (double) clipped / counted, counted == 0 ? 0 : kl / counted,
+                counted == 0 ? 0 : entropy / counted, seq + 3, b.completionTokens());
+    }
+
+    @Override
+    public Learner.StepStats sft(SequenceBatch b, double contextWeight) {
+        int seq = seqBase();
+        double tokens = 0;
+        for (int i = 0; i < b.mask().length; i++) {
+            tokens += b.mask()[i] + contextWeight * b.contextMask()[i];
+        }
+        double norm = 1 / Math.max(1, tokens);
+        List<Datum> rows = new ArrayList<>();
+        for (Datum d : TinkerBatch.rows(b)) {
+            int row = rows.size();
+            float[] w = new float[d.weights().length];
+            for (int i = 0; i < w.length; i++) {
+                int at = row * b.width() + i;
+                w[i] = (float) ((b.mask()[at] + contextWeight * b.contextMask()[at]) * norm);
+            }
+            rows.add(Datum.supervised(d.inputTokens(), d.targetTokens(), w));
+        }
+        ForwardBackwardResult r = client.forwardBackward(modelId, seq + 2, rows, LossFn.CROSS_ENTROPY, Map.of());
+        return stepped(r.loss(), 0, 0, 0, seq + 3, b.completionTokens());
+    }
+
+    private Learner.StepStats stepped(double loss, double clipFraction, double kl, double entropy, int seq, long tokens) {
+        double lr = settings.lr().at(step);
+        Map<String, Double> metrics = client.optimStep(modelId, seq,
+                new AdamParams(lr, settings.beta1(), settings.beta2(), settings.eps(), settings.weightDecay()));
+        step++;
+        return new Learner.StepStats(loss, clipFraction, kl, entropy, metrics.getOrDefault("skyrl.ai/grad_norm", Double.NaN), lr, tokens);
+    }
+
+    /** The learner's log-probabilities of every position, in the batch's layout (π_old of the step). */
+    private float[] logprobs(SequenceBatch b, int seq) {
+        ForwardBackwardResult f = client.forward(modelId, seq, TinkerBatch.rows(b), LossFn.CROSS_ENTROPY, Map.of());
+        float[] old = new float[b.rows() * b.width()];
+        for (int r = 0; r < b.rows(); r++) {
+            float[] lp = f.logprobs(r);
+            System.arraycopy(lp, 0, old, r * b.width(), lp.length);
+        }
+        return old;
+    }
+
+    private int seqBase() {
+        return Math.toIntExact(4 * step);
+    }
+
+    @Override
+    public int contextLength() {
+        return settings.contextLength();
+    }
+
+    @Override
+    public Manifest checkpoint(Path dir, String tokenizer, long policyVersion, long step) {
+        throw new UnsupportedOperationException("the Tinker learner's checkpoints (save_weights, and the adapter fetched for inference) are not built yet (#37)");
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+}
