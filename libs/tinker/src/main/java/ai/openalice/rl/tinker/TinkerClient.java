@@ -2,7 +2,12 @@ package ai.openalice.rl.tinker;
 
 import ai.openalice.rl.retry.Backoff;
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -196,6 +201,33 @@ public final class TinkerClient implements AutoCloseable {
         JsonNode r = http.postJson("/api/v1/asample", Map.of("num_samples", n, "prompt", input, "sampling_params", sampling, "model_path", modelPath,
                 "type", "sample"));
         return Wire.samples(http.futureProto(r.path("request_id").asText()));
+    }
+
+    /**
+     * Fetches the sampler weights saved at {@code samplerPath} (a PEFT adapter: adapter_config.json and
+     * adapter_model.safetensors) into the folder {@code dir}, which must not exist; written whole or not at all. An
+     * adapter_config.json that names no target modules gets those its weights are for (see {@link PeftAdapter}).
+     */
+    public void downloadSamplerWeights(String samplerPath, Path dir) {
+        TinkerPaths p = TinkerPaths.parse(samplerPath);
+        if (Files.exists(dir)) {
+            throw new IllegalArgumentException(dir + " exists");
+        }
+        try {
+            Path tmp = Files.createTempDirectory(dir.toAbsolutePath().getParent(), dir.getFileName() + ".tmp-");
+            try {
+                Path archive = tmp.resolve("archive.tar.gz");
+                http.download("/api/v1/training_runs/" + p.model() + "/checkpoints/" + p.checkpoint() + "/archive", archive);
+                Path files = Files.createDirectory(tmp.resolve("files"));
+                Archives.untarGz(archive, files);
+                PeftAdapter.nameTargetModules(files);
+                Files.move(files, dir, StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                Archives.deleteTree(tmp);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("fetching " + samplerPath + " into " + dir + ": " + e.getMessage(), e);
+        }
     }
 
     private static String path(JsonNode result, String what) {

@@ -10,10 +10,13 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -29,13 +32,16 @@ final class TinkerHttp {
     /** SkyRL holds a retrieve_future for up to 300 s before answering 408. */
     private static final Duration FUTURE_WAIT = Duration.ofSeconds(330);
     private static final Duration CALL = Duration.ofSeconds(60);
+    private static final Duration DOWNLOAD = Duration.ofMinutes(30);
 
     private final URI base;
     private final String apiKey;
     private final TinkerClient.Listener listener;
     private final Supplier<Backoff> backoff;
     // HTTP/1.1: the JDK's default HTTP/2 upgrade of a cleartext POST reaches uvicorn (SkyRL's server) without its body.
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+    // Redirects followed: a checkpoint's archive is a 302 to its download.
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).followRedirects(HttpClient.Redirect.NORMAL)
+            .connectTimeout(Duration.ofSeconds(5)).build();
 
     TinkerHttp(URI base, String apiKey, TinkerClient.Listener listener, Supplier<Backoff> backoff) {
         this.base = base;
@@ -84,19 +90,37 @@ final class TinkerHttp {
         }
     }
 
-    /** One request, sent again while the engine is away; a refusal throws. 408 is returned (the futures loop asks again). */
+    /** GETs {@code path} into {@code file} (streamed: a checkpoint may be large). */
+    void download(String path, Path file) {
+        send(path, request(path, null, null, "*/*", DOWNLOAD), HttpResponse.BodyHandlers.ofFile(file), f -> {
+            try {
+                return Files.readAllBytes(f);
+            } catch (IOException e) {
+                return new byte[0];
+            }
+        });
+    }
+
     private HttpResponse<byte[]> send(String path, String contentType, byte[] body, String accept, Duration timeout) {
+        return send(path, request(path, contentType, body, accept, timeout), HttpResponse.BodyHandlers.ofByteArray(), b -> b);
+    }
+
+    private HttpRequest request(String path, String contentType, byte[] body, String accept, Duration timeout) {
         var builder = HttpRequest.newBuilder(base.resolve(path)).timeout(timeout).header("Accept", accept);
         if (apiKey != null) {
             builder.header("X-API-Key", apiKey);
         }
-        HttpRequest request = body == null ? builder.GET().build()
+        return body == null ? builder.GET().build()
                 : builder.header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+    }
+
+    /** One request, sent again while the engine is away; a refusal throws. 408 is returned (the futures loop asks again). */
+    private <T> HttpResponse<T> send(String path, HttpRequest request, HttpResponse.BodyHandler<T> handler, Function<T, byte[]> errorBody) {
         Backoff pauses = null;
         while (true) {
             String away;
             try {
-                HttpResponse<byte[]> r = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                HttpResponse<T> r = http.send(request, handler);
                 int s = r.statusCode();
                 if (s < 300 || s == 408) {
                     if (pauses != null) {
@@ -105,9 +129,9 @@ final class TinkerHttp {
                     return r;
                 }
                 if (s < 500) {
-                    throw new TinkerRejectedException(s, path + " refused (" + s + "): " + detail(r.body()));
+                    throw new TinkerRejectedException(s, path + " refused (" + s + "): " + detail(errorBody.apply(r.body())));
                 }
-                away = path + " answered " + s + ": " + detail(r.body());
+                away = path + " answered " + s + ": " + detail(errorBody.apply(r.body()));
             } catch (IOException e) {
                 away = path + ": " + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage());
             } catch (InterruptedException e) {

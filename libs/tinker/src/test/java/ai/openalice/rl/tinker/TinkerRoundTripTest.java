@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import ai.openalice.rl.testkit.PythonReference;
 import ai.openalice.rl.testkit.RealTinker;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The protocol against the real SkyRL Tinker server (JAX on CPU, the tiny Qwen3 with a LoRA
@@ -158,5 +161,28 @@ class TinkerRoundTripTest {
             float[] sampled = Arrays.copyOfRange(lp, prompt.length - 1, lp.length);
             assertArrayEquals(sampled, s.logprobs(), 1e-4f, "the sampler's log-probabilities are the trained model's");
         }
+    }
+
+    @Test
+    @Order(7)
+    void theSamplerWeightsArriveAsAPeftAdapterThatTransformersReadsAsTheEngineDoes(@TempDir Path tmp) throws Exception {
+        String sampler = client.saveWeightsForSampler(model, "sampler-2");
+        Path adapter = tmp.resolve("adapter");
+        client.downloadSamplerWeights(sampler, adapter);
+        assertTrue(Files.isRegularFile(adapter.resolve("adapter_config.json")));
+        assertTrue(Files.isRegularFile(adapter.resolve("adapter_model.safetensors")));
+        assertEquals(List.of("adapter"), Files.list(tmp).map(p -> p.getFileName().toString()).toList(), "nothing left beside it");
+        float[] engine = client.forward(model, 20, List.of(Datum.ofSequence(TOKENS, null, null, null)), LossFn.CROSS_ENTROPY, Map.of()).logprobs(0);
+        String ids = Arrays.stream(TOKENS).mapToObj(Integer::toString).collect(Collectors.joining(","));
+        double[] peft = PythonReference.doubles(PythonReference.reference("logprobs", "--model", RealTinker.baseModel(), "--adapter", adapter.toString(),
+                "--tokens", ids).get("logprobs"));
+        double moved = 0;
+        for (int t = 0; t < engine.length; t++) {
+            assertEquals(peft[t], engine[t], 1e-4, "PEFT over transformers against the engine at token " + (t + 1));
+            moved = Math.max(moved, Math.abs(engine[t] - before[t]));
+        }
+        assertTrue(moved > 1e-3, "the adapter is the trained one (moved the log-probabilities by " + moved + ")");
+        var e = assertThrows(IllegalArgumentException.class, () -> client.downloadSamplerWeights("s3://bucket/x", tmp.resolve("other")));
+        assertTrue(e.getMessage().contains("not a tinker:// path"), e.getMessage());
     }
 }
