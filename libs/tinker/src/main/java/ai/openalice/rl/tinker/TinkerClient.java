@@ -87,9 +87,12 @@ public final class TinkerClient implements AutoCloseable {
         if (id.isEmpty()) {
             throw new IllegalStateException("create_session answered no session_id: " + r);
         }
+        boolean first = sessionId == null;
         sessionId = id;
         sessionLost = false;
-        heartbeats.scheduleAtFixedRate(this::heartbeatQuietly, HEARTBEAT.toMillis(), HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
+        if (first) { // a session made again (the engine forgot the last) keeps the one heartbeat, now for the new id
+            heartbeats.scheduleAtFixedRate(this::heartbeatQuietly, HEARTBEAT.toMillis(), HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
+        }
         return id;
     }
 
