@@ -23,6 +23,7 @@ import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -218,6 +219,36 @@ class HelmChartTest {
         assertTrue(Chart.of(none, ConfigMap.class).stream().noneMatch(c -> c.getData() != null && c.getData().containsKey("ALICE_ARTIFACTS_BUCKET")));
         var badBucket = assertThrows(RuntimeException.class, () -> Chart.render(Map.of("artifacts.bucket", "alice-artifacts")));
         assertTrue(badBucket.getMessage().contains("artifacts.bucket"), badBucket.getMessage());
+    }
+
+    /** learner.kind tinker: the trainer is told the engine's URL and base model, and reads the API key from the Secret mounted as a file. */
+    @Test
+    void aTinkerLearnerTakesTheEnginesUrlAndItsKeyFromASecret() {
+        var all = Chart.objects(Chart.render(Map.of("services.trainer.learner.kind", "tinker", "services.trainer.learner.tinker.url",
+                "http://skyrl-tinker.training:8000", "services.trainer.learner.tinker.baseModel", "Qwen/Qwen3-8B",
+                "services.trainer.learner.tinker.apiKeySecret.name", "tinker-key")));
+        var trainer = Chart.of(all, Deployment.class).stream().filter(d -> d.getMetadata().getName().equals("alice-rl-trainer")).findFirst()
+                .orElseThrow().getSpec().getTemplate().getSpec();
+        var env = new HashMap<String, String>();
+        trainer.getContainers().getFirst().getEnv().forEach(e -> env.put(e.getName(), e.getValue()));
+        assertEquals("tinker", env.get("TRAINER_LEARNER"));
+        assertEquals("http://skyrl-tinker.training:8000", env.get("TRAINER_TINKER_URL"));
+        assertEquals("Qwen/Qwen3-8B", env.get("TRAINER_TINKER_BASE_MODEL"));
+        assertEquals("/etc/alice-rl/tinker/api-key", env.get("TRAINER_TINKER_API_KEY_FILE"));
+        var volume = trainer.getVolumes().stream().filter(v -> v.getName().equals("tinker-api-key")).findFirst().orElseThrow();
+        assertEquals("tinker-key", volume.getSecret().getSecretName());
+        assertEquals("api-key", volume.getSecret().getItems().getFirst().getPath());
+        assertTrue(trainer.getContainers().getFirst().getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/etc/alice-rl/tinker")));
+        for (var d : Chart.of(all, Deployment.class)) {
+            if (!d.getMetadata().getName().equals("alice-rl-trainer")) {
+                assertTrue(d.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv().stream()
+                        .noneMatch(e -> e.getName().startsWith("TRAINER_")), d.getMetadata().getName() + " is not told the learner");
+            }
+        }
+        var noUrl = assertThrows(RuntimeException.class, () -> Chart.render(Map.of("services.trainer.learner.kind", "tinker")));
+        assertTrue(noUrl.getMessage().contains("services.trainer.learner.tinker.url"), noUrl.getMessage());
+        var badKind = assertThrows(RuntimeException.class, () -> Chart.render(Map.of("services.trainer.learner.kind", "megatron")));
+        assertTrue(badKind.getMessage().contains("kind"), badKind.getMessage());
     }
 
     @Test

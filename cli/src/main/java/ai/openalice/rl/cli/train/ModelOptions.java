@@ -11,6 +11,7 @@ import ai.openalice.rl.model.hf.LoraAdapter;
 import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,6 +49,21 @@ final class ModelOptions {
             + ", or the model's own limit when smaller). The trainer's memory grows with it.")
     Integer maxContextTokens;
 
+    @Option(names = "--learner", defaultValue = "djl", paramLabel = "KIND", description = "With --model: where the trainer's forward, backward"
+            + " and optimizer steps run — djl (in this process, float32, one device) or tinker (an engine speaking the Tinker API at"
+            + " --learner-url, e.g. SkyRL's server on a GPU cluster; it trains a LoRA adapter of --lora-rank). Default: ${DEFAULT-VALUE}.")
+    String learner;
+
+    @Option(names = "--learner-url", paramLabel = "URL", description = "With --learner tinker: the engine's base URL.")
+    URI learnerUrl;
+
+    @Option(names = "--learner-api-key-file", paramLabel = "FILE", description = "With --learner tinker: a file holding the engine's API key.")
+    Path learnerApiKeyFile;
+
+    @Option(names = "--learner-base-model", paramLabel = "NAME", description = "With --learner tinker: the base model as the engine loads it"
+            + " (a HuggingFace id or a path on its machine; default: --model's path).")
+    String learnerBaseModel;
+
     boolean given() {
         return model != null;
     }
@@ -62,6 +78,10 @@ final class ModelOptions {
         }
         if (adapter != null && loraRank > 0) {
             return "--adapter and --lora-rank both give an adapter: keep one";
+        }
+        String learnerProblem = learnerProblem();
+        if (learnerProblem != null) {
+            return learnerProblem;
         }
         try {
             HfModel m = HfModel.load(model);
@@ -84,6 +104,32 @@ final class ModelOptions {
         } catch (IOException e) {
             return "--model " + model + " cannot be read: " + e.getMessage();
         }
+    }
+
+    /** Why the options cannot go without {@code --model}; null when they can (the learner's options need a model). */
+    String problemWithoutModel() {
+        return !"djl".equals(learner) || learnerUrl != null ? "--learner and --learner-url are for a HuggingFace model: give --model DIR" : null;
+    }
+
+    private boolean tinker() {
+        return "tinker".equals(learner);
+    }
+
+    private String learnerProblem() {
+        if (!tinker() && !"djl".equals(learner)) {
+            return "--learner must be djl or tinker, got " + learner;
+        }
+        if (!tinker()) {
+            return learnerUrl != null || learnerApiKeyFile != null || learnerBaseModel != null
+                    ? "--learner-url, --learner-api-key-file and --learner-base-model are for --learner tinker" : null;
+        }
+        if (learnerUrl == null) {
+            return "--learner tinker needs --learner-url, the engine's URL";
+        }
+        if (loraRank < 1 || adapter != null) {
+            return "--learner tinker trains a new LoRA adapter on the engine: give --lora-rank R (e.g. 32) and no --adapter";
+        }
+        return null;
     }
 
     /** How the model writes calls, as its template teaches: Hermes {@code <tool_call>} unless the template asks for Llama 3.1's {@code "parameters"}. */
@@ -122,6 +168,16 @@ final class ModelOptions {
         c.put("trainer.lora.rank", loraRank);
         c.put("trainer.lora.alpha", loraAlpha);
         c.put("trainer.lora.targets", String.join(",", loraTargets));
+        c.put("trainer.learner", learner);
+        if (tinker()) {
+            c.put("trainer.tinker.url", learnerUrl);
+            if (learnerApiKeyFile != null) {
+                c.put("trainer.tinker.api-key-file", learnerApiKeyFile.toAbsolutePath());
+            }
+            if (learnerBaseModel != null) {
+                c.put("trainer.tinker.base-model", learnerBaseModel);
+            }
+        }
         return c;
     }
 

@@ -212,7 +212,7 @@ public final class TrainCommand implements Callable<Integer> {
         if (kafkaConfig != null && !Files.isReadable(kafkaConfig)) {
             return "--kafka-config: cannot read " + kafkaConfig;
         }
-        return taskOptions.problem() != null ? taskOptions.problem() : modelOptions.given() ? modelOptions.problem() : null;
+        return taskOptions.problem() != null ? taskOptions.problem() : modelOptions.given() ? modelOptions.problem() : modelOptions.problemWithoutModel();
     }
 
     /**

@@ -163,9 +163,23 @@ public final class Checkpoint {
     public static Manifest saveHf(Path dir, HfConfig config, Path source, Map<String, float[]> weights,
             LoraAdapter adapter, DType dtype, long policyVersion, long step,
             Map<String, float[]> optimizer, long optimizerStep, boolean onnx) {
+        return saveHf(dir, config, source, weights, adapter, dtype, policyVersion, step, optimizer, optimizerStep, onnx, Map.of());
+    }
+
+    /**
+     * The same, with {@code extras} (file name to bytes) written beside the model and listed in the
+     * manifest: what a learner that keeps its state elsewhere needs to resume (the Tinker learner's
+     * reference to the engine's saved state). Without {@code onnx}, {@code weights} are not read.
+     */
+    public static Manifest saveHf(Path dir, HfConfig config, Path source, Map<String, float[]> weights,
+            LoraAdapter adapter, DType dtype, long policyVersion, long step,
+            Map<String, float[]> optimizer, long optimizerStep, boolean onnx, Map<String, byte[]> extras) {
         return atomically(dir, tmp -> {
-            long weightBytes = 4L * weights.values().stream().mapToLong(w -> w.length).sum();
+            for (var e : extras.entrySet()) {
+                Files.write(tmp.resolve(e.getKey()), e.getValue());
+            }
             if (onnx) {
+                long weightBytes = 4L * weights.values().stream().mapToLong(w -> w.length).sum();
                 HfOnnxExport.export(config, weights, tmp.resolve(ONNX), "v" + policyVersion, externalAbove(weightBytes));
             }
             for (String f : HF_SIDECARS) {

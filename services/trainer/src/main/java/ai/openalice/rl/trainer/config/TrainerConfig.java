@@ -3,6 +3,7 @@ package ai.openalice.rl.trainer.config;
 import ai.openalice.rl.events.RunProfile;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -129,6 +130,32 @@ public interface TrainerConfig {
     boolean exportOnnx();
 
     Lora lora();
+
+    /**
+     * Where forward, backward and the optimizer step run: {@code djl} in this process (the built-in
+     * model, or a HuggingFace model that fits one device in float32), or {@code tinker} — an engine
+     * speaking the Tinker API ({@code trainer.tinker.*}) trains a LoRA adapter of rank
+     * {@code trainer.lora.rank} over {@code trainer.init-model}.
+     */
+    @WithDefault("djl")
+    LearnerKind learner();
+
+    /** {@code trainer.learner}. */
+    enum LearnerKind { DJL, TINKER }
+
+    Tinker tinker();
+
+    /** The Tinker engine of {@code trainer.learner=tinker}. */
+    interface Tinker {
+        /** The engine's base URL (e.g. http://skyrl-tinker:8000). */
+        Optional<URI> url();
+
+        /** A file holding the API key the engine wants (sent as X-API-Key); none: the engine takes any. */
+        Optional<Path> apiKeyFile();
+
+        /** The base model as the engine loads it (a HuggingFace id, or a path on the engine's machine); default: init-model's path. */
+        Optional<String> baseModel();
+    }
 
     /** A new LoRA adapter for {@code trainer.init-model}. */
     interface Lora {

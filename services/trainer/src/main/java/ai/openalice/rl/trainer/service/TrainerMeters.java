@@ -22,6 +22,11 @@ public final class TrainerMeters {
     }
 
     /** The checkpoints' volume: its free bytes, and how often a checkpoint met it full and waited for room. */
+    /** trainer_learner_engine_away: 1 while the learner's engine (trainer.learner=tinker) is away and waited for. */
+    void engineAway(AtomicLong away) {
+        registry.gauge("trainer_learner_engine_away", away, AtomicLong::get);
+    }
+
     void disk(Path checkpoints, AtomicLong fullVolumeWaits) {
         registry.gauge("trainer_disk_free_bytes", checkpoints, p -> DiskSpace.usableBytes(p));
         registry.more().counter("trainer_disk_full_waits_total", List.of(), fullVolumeWaits);

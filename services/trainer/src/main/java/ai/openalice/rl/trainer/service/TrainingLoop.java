@@ -58,6 +58,8 @@ public final class TrainingLoop implements Runnable {
     private final TrainerMeters meters;
     private final Aggregation aggregation;
     private final ArtifactStore artifacts;
+    /** The Tinker engine's learners ({@code trainer.learner=tinker}); null: DJL's in this process. */
+    private final TinkerLearners tinker;
     private volatile boolean running = true;
     private PolicyLearner learner;
     private volatile long step;
@@ -78,12 +80,20 @@ public final class TrainingLoop implements Runnable {
         this.writer = new CheckpointWriter(store, config.artifactDir(), new ByteTokenizer().name(),
                 new CheckpointWriter.Retention(config.keepCheckpoints(), config.keepCheckpointEvery()), checkpointBucket.map(CheckpointUpload::new));
         meters.disk(config.artifactDir(), writer.fullVolume);
+        this.tinker = config.learner() == TrainerConfig.LearnerKind.TINKER ? new TinkerLearners(config) : null;
+        if (tinker != null) {
+            meters.engineAway(tinker.away);
+        }
     }
 
     /** Loads the latest checkpoint, or starts and publishes v0. */
     public void start() {
         writer.sweepUnfinished();
         var latest = store.latest();
+        if (tinker != null) {
+            startOnTinker(latest);
+            return;
+        }
         if (latest.isPresent()) {
             var s = PolicyModels.resume(Path.of(latest.get().dir()), config.initModel());
             learner = learner(s.model(), s.optimizer(), s.optimizerStep());
@@ -137,13 +147,44 @@ public final class TrainingLoop implements Runnable {
         if (!optimizerState.isEmpty()) {
             opt.restore(optimizerState, optimizerStep, gpt.parameters());
         }
+        return new Learner<>(gpt, opt, new Learner.Settings(lossConfig(gpt.contextLength()), schedule(), o.ppoEpochs(), o.miniBatches(),
+                o.microBatch(), (float) config.loss().temperature()));
+    }
+
+    /** The loss of a model whose context is {@code contextLength} tokens. */
+    private PolicyLossConfig lossConfig(int contextLength) {
         var l = config.loss();
-        int maxLength = l.maxLength() > 0 ? l.maxLength() : gpt.contextLength();
-        var loss = new PolicyLossConfig(l.epsLow(), l.epsHigh(), Double.NaN, aggregation, maxLength, 0,
-                KlEstimator.K3, 0, l.tisCap());
-        var lr = o.schedule() == TrainerConfig.Schedule.COSINE ? new LrSchedule(o.lr(), o.warmupSteps(), true, o.totalSteps(), o.minLrRatio())
+        int maxLength = l.maxLength() > 0 ? l.maxLength() : contextLength;
+        return new PolicyLossConfig(l.epsLow(), l.epsHigh(), Double.NaN, aggregation, maxLength, 0, KlEstimator.K3, 0, l.tisCap());
+    }
+
+    private LrSchedule schedule() {
+        var o = config.optim();
+        return o.schedule() == TrainerConfig.Schedule.COSINE ? new LrSchedule(o.lr(), o.warmupSteps(), true, o.totalSteps(), o.minLrRatio())
                 : LrSchedule.constant(o.lr(), o.warmupSteps());
-        return new Learner<>(gpt, opt, new Learner.Settings(loss, lr, o.ppoEpochs(), o.miniBatches(), o.microBatch(), (float) l.temperature()));
+    }
+
+    /**
+     * {@code trainer.learner=tinker}: the latest checkpoint's engine state resumed, or a new adapter
+     * published as v0. An init-checkpoint is not taken (the engine starts from the base model).
+     */
+    private void startOnTinker(Optional<TrainerStore.Registered> latest) {
+        if (config.initCheckpoint().isPresent() || config.initAdapter().isPresent()) {
+            throw new IllegalArgumentException("trainer.learner=tinker starts a new adapter over trainer.init-model on the engine:"
+                    + " trainer.init-checkpoint and trainer.init-adapter are not taken");
+        }
+        if (latest.isPresent()) {
+            learner = tinker.resume(Path.of(latest.get().dir()), this::lossConfig, schedule());
+            step = latest.get().step();
+            policyVersion = latest.get().policyVersion();
+            writer.announce(latest.get(), terms());
+            LOG.infof("resumed from checkpoint v%d (step %d) at %s on the Tinker engine; terms %s", policyVersion, step, latest.get().dir(), terms());
+            return;
+        }
+        learner = tinker.create(this::lossConfig, schedule());
+        step = 0;
+        policyVersion = 0;
+        writer.write(learner, 0, 0, Map.of(), List.of(), terms());
     }
 
     /**

@@ -1,7 +1,11 @@
 package ai.openalice.rl.trainer.tinker;
 
 import ai.openalice.rl.core.loss.PolicyLossConfig;
+import ai.openalice.rl.model.checkpoint.Checkpoint;
+import ai.openalice.rl.model.checkpoint.CheckpointException;
 import ai.openalice.rl.model.checkpoint.Manifest;
+import ai.openalice.rl.model.hf.HfModel;
+import ai.openalice.rl.model.hf.LoraAdapter;
 import ai.openalice.rl.model.learner.Learner;
 import ai.openalice.rl.model.learner.LrSchedule;
 import ai.openalice.rl.model.learner.PolicyLearner;
@@ -11,6 +15,7 @@ import ai.openalice.rl.tinker.Datum;
 import ai.openalice.rl.tinker.ForwardBackwardResult;
 import ai.openalice.rl.tinker.LossFn;
 import ai.openalice.rl.tinker.TinkerClient;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,17 +39,62 @@ public final class TinkerLearner implements PolicyLearner {
     public record Settings(PolicyLossConfig loss, LrSchedule lr, double beta1, double beta2, double eps, double weightDecay, int contextLength,
             boolean tisFromForward) {}
 
+    /**
+     * The model on the engine and its base here: {@code baseModel} as the engine names it (a
+     * HuggingFace id or a path on its machine), {@code baseDir} the same model's folder on this one
+     * (its config, tokenizer and, for {@code exportOnnx}, its weights, which a checkpoint's ONNX
+     * graph merges the adapter into), the LoRA {@code rank} and the seed of a new adapter.
+     */
+    public record Model(String baseModel, Path baseDir, int rank, long seed, boolean exportOnnx) {
+        public Model {
+            if (rank < 1) {
+                throw new IllegalArgumentException("the Tinker learner trains a LoRA adapter: trainer.lora.rank must be at least 1, got " + rank);
+            }
+        }
+    }
+
     private final TinkerClient client;
     private final String modelId;
+    private final Model model;
     private final Settings settings;
     private long step;
+    private HfModel base;
 
     /** A learner of {@code modelId} on the engine {@code client} speaks to, whose optimizer has taken {@code step} steps. */
-    public TinkerLearner(TinkerClient client, String modelId, Settings settings, long step) {
+    TinkerLearner(TinkerClient client, String modelId, Model model, Settings settings, long step) {
         this.client = client;
         this.modelId = modelId;
+        this.model = model;
         this.settings = settings;
         this.step = step;
+    }
+
+    /** A new LoRA adapter of {@code model} on the engine (in a new session of {@code client}). */
+    public static TinkerLearner create(TinkerClient client, Model model, Settings settings) {
+        client.createSession(List.of("alice-rl-trainer"));
+        String id = client.createLoraModel(model.baseModel(), model.rank(), model.seed());
+        return new TinkerLearner(client, id, model, settings, 0);
+    }
+
+    /**
+     * The learner a checkpoint of it saved: a new model on the engine loads the saved weights and
+     * Adam's moments ({@code load_weights}), and the step count goes on from the saved one. A state
+     * the engine no longer has is an error naming it.
+     */
+    public static TinkerLearner resume(TinkerClient client, TinkerState saved, Model model, Settings settings) {
+        if (!saved.baseModel().equals(model.baseModel()) || saved.rank() != model.rank()) {
+            throw new IllegalArgumentException("the checkpoint's engine state is a rank-%d adapter of %s, the trainer is set for rank %d of %s"
+                    .formatted(saved.rank(), saved.baseModel(), model.rank(), model.baseModel()));
+        }
+        client.createSession(List.of("alice-rl-trainer"));
+        String id = client.createLoraModel(model.baseModel(), model.rank(), model.seed());
+        client.loadWeights(id, saved.state(), true, Math.toIntExact(4 * saved.optimizerStep()));
+        return new TinkerLearner(client, id, model, settings, saved.optimizerStep());
+    }
+
+    /** The engine's id of the model trained. */
+    public String modelId() {
+        return modelId;
     }
 
     /** Optimizer steps taken. */
@@ -133,9 +183,44 @@ public final class TinkerLearner implements PolicyLearner {
         return settings.contextLength();
     }
 
+    /**
+     * Saves the engine's state ({@code save_weights}: to resume from) and its sampler weights, fetches
+     * those as a PEFT adapter and writes a HuggingFace checkpoint of it over the local base: the
+     * adapter, the base's config and tokenizer, {@value TinkerState#FILE} naming both saves and, with
+     * {@code exportOnnx}, the ONNX graph of the merged weights for the inference service.
+     */
     @Override
     public Manifest checkpoint(Path dir, String tokenizer, long policyVersion, long step) {
-        throw new UnsupportedOperationException("the Tinker learner's checkpoints (save_weights, and the adapter fetched for inference) are not built yet (#37)");
+        String name = "v%d-step%d".formatted(policyVersion, this.step);
+        String state = client.saveWeights(modelId, name);
+        String sampler = client.saveWeightsForSampler(modelId, name);
+        Path fetched = dir.resolveSibling(dir.getFileName() + ".tmp-" + System.nanoTime());
+        try {
+            client.downloadSamplerWeights(sampler, fetched);
+            HfModel b = base();
+            LoraAdapter adapter = LoraAdapter.load(fetched, b.config());
+            Map<String, float[]> merged = model.exportOnnx() ? adapter.merge(b.floats()) : Map.of();
+            var saved = new TinkerState(TinkerClient.PROTOCOL_VERSION, model.baseModel(), model.rank(), state, sampler, this.step);
+            String first = b.config().tensors().keySet().iterator().next();
+            return Checkpoint.saveHf(dir, b.config(), model.baseDir(), merged, adapter, b.weights().entry(first).dtype(), policyVersion, step,
+                    Map.of(), 0, model.exportOnnx(), Map.of(TinkerState.FILE, saved.bytes()));
+        } catch (IOException e) {
+            throw new CheckpointException(CheckpointException.Reason.IO, "checkpoint v" + policyVersion + " of the engine's " + modelId + ": "
+                    + e.getMessage(), e);
+        } finally {
+            try {
+                Checkpoint.deleteTree(fetched);
+            } catch (IOException e) {
+                // a leftover .tmp- folder is swept at the next start
+            }
+        }
+    }
+
+    private HfModel base() throws IOException {
+        if (base == null) {
+            base = HfModel.load(model.baseDir());
+        }
+        return base;
     }
 
     @Override
