@@ -36,6 +36,47 @@ public final class RealTinker {
         return PythonReference.qwen3Tiny().toString();
     }
 
+    /**
+     * A server of the tiny Qwen3 of the caller's own, with its database and checkpoints in
+     * {@code state} (kept across {@link Own#restart}): for tests that kill the engine.
+     */
+    public static Own own(Path state) {
+        return new Own(state, ServerProcess.freePort());
+    }
+
+    /** A server a test may kill and start again on the same port, with the same database and saved states. */
+    public static final class Own implements AutoCloseable {
+        private final Path state;
+        private final int port;
+        private ServerProcess.Running running;
+
+        private Own(Path state, int port) {
+            this.state = state;
+            this.port = port;
+            start();
+        }
+
+        public URI url() {
+            return running.base();
+        }
+
+        /** Kills the server and its engine (nothing saved on the way out), then starts it again. */
+        public void restart() {
+            running.kill();
+            start();
+        }
+
+        private void start() {
+            running = ServerProcess.run("SkyRL's Tinker server", command(PythonReference.tinkerHome(), PythonReference.qwen3Tiny(), state),
+                    env(PythonReference.tinkerHome()), state.resolve("tinker.log"), "/api/v1/healthz", Duration.ofMinutes(5), port);
+        }
+
+        @Override
+        public void close() {
+            running.kill();
+        }
+    }
+
     private static URI start(Path home, Path model) {
         Path uv = home.resolve("uv/bin/uv");
         if (!Files.isExecutable(uv)) {
@@ -48,17 +89,25 @@ public final class RealTinker {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        return ServerProcess.start("SkyRL's Tinker server", command(home, model, state), env(home), Path.of("target", "tinker.log").toAbsolutePath(),
+                "/api/v1/healthz", Duration.ofMinutes(5));
+    }
+
+    private static IntFunction<List<String>> command(Path home, Path model, Path state) {
+        Path uv = home.resolve("uv/bin/uv");
         Path project = PythonReference.scripts().getParent().resolve("tinker");
-        IntFunction<List<String>> command = port -> List.of(uv.toString(), "run", "--project", project.toString(), "--frozen", "--offline",
+        return port -> List.of(uv.toString(), "run", "--project", project.toString(), "--frozen", "--offline",
                 "-m", "skyrl.tinker.api", "--base-model", model.toString(), "--backend", "jax",
                 "--database-url", "sqlite:///" + state.resolve("tinker.db"), "--checkpoints-base", state.resolve("checkpoints").toString(),
                 "--host", "127.0.0.1", "--port", Integer.toString(port));
-        Map<String, String> env = Map.of("PATH", uv.getParent() + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"),
+    }
+
+    private static Map<String, String> env(Path home) {
+        Path uv = home.resolve("uv/bin/uv");
+        return Map.of("PATH", uv.getParent() + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"),
                 "UV_PROJECT_ENVIRONMENT", home.resolve("venv").toString(),
                 "UV_CACHE_DIR", home.getParent().resolve("uv-cache").toString(),
                 "JAX_PLATFORMS", "cpu",
                 "HF_HUB_OFFLINE", "1");
-        return ServerProcess.start("SkyRL's Tinker server", command, env, Path.of("target", "tinker.log").toAbsolutePath(), "/api/v1/healthz",
-                Duration.ofMinutes(5));
     }
 }

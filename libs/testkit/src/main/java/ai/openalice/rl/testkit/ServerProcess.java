@@ -29,11 +29,35 @@ final class ServerProcess {
      * when it exits first or does not answer within {@code timeout}.
      */
     static URI start(String name, IntFunction<List<String>> command, Map<String, String> env, Path log, String health, Duration timeout) {
-        try {
-            int port;
-            try (var s = new ServerSocket(0)) {
-                port = s.getLocalPort();
+        return run(name, command, env, log, health, timeout, freePort()).base();
+    }
+
+    /** A server started on {@code base}'s port, and its process. */
+    record Running(URI base, Process process) {
+        /** Stops the process and what it started, as a crash or a node's loss would (no time to save anything). */
+        void kill() {
+            List<ProcessHandle> children = process.descendants().toList();
+            process.destroyForcibly();
+            children.forEach(ProcessHandle::destroyForcibly);
+            try {
+                process.waitFor(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    static int freePort() {
+        try (var s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException("no free port: " + e.getMessage(), e);
+        }
+    }
+
+    /** The same on {@code port} (a restarted server keeps its clients' URL); the process is returned. */
+    static Running run(String name, IntFunction<List<String>> command, Map<String, String> env, Path log, String health, Duration timeout, int port) {
+        try {
             Files.createDirectories(log.getParent());
             var pb = new ProcessBuilder(command.apply(port)).redirectErrorStream(true).redirectOutput(log.toFile());
             pb.environment().putAll(env);
@@ -49,7 +73,7 @@ final class ServerProcess {
                 try {
                     var r = http.send(HttpRequest.newBuilder(base.resolve(health)).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.discarding());
                     if (r.statusCode() == 200) {
-                        return base;
+                        return new Running(base, p);
                     }
                 } catch (IOException notYet) {
                     // not listening yet

@@ -142,6 +142,12 @@ public final class TinkerClient implements AutoCloseable {
         return modelId;
     }
 
+    /** Unloads a model and frees what it holds on the engine (as the engine does itself for a session silent too long); waits until done. */
+    public void unloadModel(String modelId) {
+        JsonNode r = http.postJson("/api/v1/unload_model", Map.of("model_id", modelId, "type", "unload_model"));
+        http.futureJson(r.path("request_id").asText());
+    }
+
     /** Forward and backward over {@code data}: the gradient of the summed loss is added to the model's accumulated gradient. */
     public ForwardBackwardResult forwardBackward(String modelId, int seqId, List<Datum> data, LossFn loss, Map<String, Double> lossConfig) {
         return pass(modelId, seqId, data, loss, lossConfig, false);

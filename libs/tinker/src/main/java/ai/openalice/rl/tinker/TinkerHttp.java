@@ -129,7 +129,9 @@ final class TinkerHttp {
                     return r;
                 }
                 if (s < 500) {
-                    throw new TinkerRejectedException(s, path + " refused (" + s + "): " + detail(errorBody.apply(r.body())));
+                    String detail = detail(errorBody.apply(r.body()));
+                    String message = path + " refused (" + s + "): " + detail;
+                    throw TinkerModelLostException.says(detail) ? new TinkerModelLostException(s, message) : new TinkerRejectedException(s, message);
                 }
                 away = path + " answered " + s + ": " + detail(errorBody.apply(r.body()));
             } catch (IOException e) {

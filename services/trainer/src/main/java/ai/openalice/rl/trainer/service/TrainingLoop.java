@@ -24,6 +24,7 @@ import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.model.train.AdamW;
 import ai.openalice.rl.trainer.config.TrainerConfig;
 import ai.openalice.rl.trainer.repository.TrainerStore;
+import ai.openalice.rl.trainer.tinker.TinkerLearner;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -224,6 +225,8 @@ public final class TrainingLoop implements Runnable {
         while (running) {
             try {
                 runOnce();
+            } catch (TinkerLearner.StepsLostException e) {
+                rewind(e);
             } catch (RuntimeException e) {
                 LOG.errorf(e, "training step failed at step %d; retrying after a pause", step + 1);
                 sleep(5000);
@@ -231,6 +234,27 @@ public final class TrainingLoop implements Runnable {
         }
         if (learner != null) {
             learner.close();
+        }
+    }
+
+    /**
+     * The Tinker engine lost steps taken since the last checkpoint: back to that checkpoint (the
+     * engine's state it saved, the registry's step and version); the groups of the lost steps were
+     * never committed to the ledger, so they are trained again, once.
+     */
+    private void rewind(TinkerLearner.StepsLostException e) {
+        LOG.warnf("%s; going back to the last checkpoint and training its later groups again", e.getMessage());
+        pending.clear();
+        learner.close();
+        learner = null;
+        while (running) {
+            try {
+                start();
+                return;
+            } catch (RuntimeException again) {
+                LOG.errorf(again, "going back to the last checkpoint failed; retrying after a pause");
+                sleep(5000);
+            }
         }
     }
 

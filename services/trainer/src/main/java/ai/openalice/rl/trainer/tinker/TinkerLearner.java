@@ -15,11 +15,14 @@ import ai.openalice.rl.tinker.Datum;
 import ai.openalice.rl.tinker.ForwardBackwardResult;
 import ai.openalice.rl.tinker.LossFn;
 import ai.openalice.rl.tinker.TinkerClient;
+import ai.openalice.rl.tinker.TinkerModelLostException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
+import org.jboss.logging.Logger;
 
 /**
  * The learner on an existing distributed engine: forward, backward and the optimizer step of each
@@ -35,6 +38,7 @@ import java.util.Map;
  * counterpart here.
  */
 public final class TinkerLearner implements PolicyLearner {
+    private static final Logger LOG = Logger.getLogger(TinkerLearner.class);
     /** The optimizer's and loss's settings, and the model's context. */
     public record Settings(PolicyLossConfig loss, LrSchedule lr, double beta1, double beta2, double eps, double weightDecay, int contextLength,
             boolean tisFromForward) {}
@@ -53,11 +57,24 @@ public final class TinkerLearner implements PolicyLearner {
         }
     }
 
+    /**
+     * The engine lost the model and with it steps no saved state holds (taken since the last
+     * checkpoint): the trainer must go back to its last checkpoint, whose ledger has not consumed
+     * those steps' samples, and train them again.
+     */
+    public static final class StepsLostException extends RuntimeException {
+        StepsLostException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     private final TinkerClient client;
-    private final String modelId;
     private final Model model;
     private final Settings settings;
+    private String modelId;
     private long step;
+    /** The last state saved (by a checkpoint, or resumed from); null before the first. */
+    private TinkerState saved;
     private HfModel base;
 
     /** A learner of {@code modelId} on the engine {@code client} speaks to, whose optimizer has taken {@code step} steps. */
@@ -89,7 +106,36 @@ public final class TinkerLearner implements PolicyLearner {
         client.createSession(List.of("alice-rl-trainer"));
         String id = client.createLoraModel(model.baseModel(), model.rank(), model.seed());
         client.loadWeights(id, saved.state(), true, Math.toIntExact(4 * saved.optimizerStep()));
-        return new TinkerLearner(client, id, model, settings, saved.optimizerStep());
+        var learner = new TinkerLearner(client, id, model, settings, saved.optimizerStep());
+        learner.saved = saved;
+        return learner;
+    }
+
+    /**
+     * Runs a step; when the engine has lost the model (it restarted) and no step was taken since
+     * the last saved state, makes the model again from that state — a new model, so nothing the
+     * old one half-did counts — and runs the step once more. Steps since the save cannot be made
+     * again here: {@link StepsLostException}.
+     */
+    private Learner.StepStats attached(Supplier<Learner.StepStats> stepOnce) {
+        try {
+            return stepOnce.get();
+        } catch (TinkerModelLostException e) {
+            long savedStep = saved == null ? 0 : saved.optimizerStep();
+            if (step != savedStep) {
+                throw new StepsLostException("the Tinker engine lost model %s with %d step(s) taken since its last saved state (step %d): %s"
+                        .formatted(modelId, step - savedStep, savedStep, e.getMessage()), e);
+            }
+            String lost = modelId;
+            client.createSession(List.of("alice-rl-trainer"));
+            modelId = client.createLoraModel(model.baseModel(), model.rank(), model.seed());
+            if (saved != null) {
+                client.loadWeights(modelId, saved.state(), true, Math.toIntExact(4 * step));
+            }
+            LOG.warnf("the Tinker engine lost model %s (%s): made again as %s from %s", lost, e.getMessage(), modelId,
+                    saved == null ? "a new adapter (no step taken yet)" : saved.state());
+            return stepOnce.get();
+        }
     }
 
     /** The engine's id of the model trained. */
@@ -104,6 +150,10 @@ public final class TinkerLearner implements PolicyLearner {
 
     @Override
     public Learner.StepStats rl(SequenceBatch b) {
+        return attached(() -> rlOnce(b));
+    }
+
+    private Learner.StepStats rlOnce(SequenceBatch b) {
         int seq = seqBase();
         float[] old = settings.tisFromForward() ? logprobs(b, seq + 1) : null;
         List<Datum> rows = TinkerBatch.rows(b, old, settings.loss().tisCap());
@@ -135,6 +185,10 @@ public final class TinkerLearner implements PolicyLearner {
 
     @Override
     public Learner.StepStats sft(SequenceBatch b, double contextWeight) {
+        return attached(() -> sftOnce(b, contextWeight));
+    }
+
+    private Learner.StepStats sftOnce(SequenceBatch b, double contextWeight) {
         int seq = seqBase();
         double tokens = 0;
         for (int i = 0; i < b.mask().length; i++) {
@@ -200,10 +254,12 @@ public final class TinkerLearner implements PolicyLearner {
             HfModel b = base();
             LoraAdapter adapter = LoraAdapter.load(fetched, b.config());
             Map<String, float[]> merged = model.exportOnnx() ? adapter.merge(b.floats()) : Map.of();
-            var saved = new TinkerState(TinkerClient.PROTOCOL_VERSION, model.baseModel(), model.rank(), state, sampler, this.step);
+            var now = new TinkerState(TinkerClient.PROTOCOL_VERSION, model.baseModel(), model.rank(), state, sampler, this.step);
             String first = b.config().tensors().keySet().iterator().next();
-            return Checkpoint.saveHf(dir, b.config(), model.baseDir(), merged, adapter, b.weights().entry(first).dtype(), policyVersion, step,
-                    Map.of(), 0, model.exportOnnx(), Map.of(TinkerState.FILE, saved.bytes()));
+            Manifest m = Checkpoint.saveHf(dir, b.config(), model.baseDir(), merged, adapter, b.weights().entry(first).dtype(), policyVersion, step,
+                    Map.of(), 0, model.exportOnnx(), Map.of(TinkerState.FILE, now.bytes()));
+            saved = now;
+            return m;
         } catch (IOException e) {
             throw new CheckpointException(CheckpointException.Reason.IO, "checkpoint v" + policyVersion + " of the engine's " + modelId + ": "
                     + e.getMessage(), e);
