@@ -31,6 +31,7 @@ public final class Bench {
             case "soak" -> SoakBench.run(args);
             case "soak-report" -> SoakBench.report(args);
             case "chaos" -> ChaosBench.run(args);
+            case "tinker" -> TinkerBench.run(args);
             default -> {
                 System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, rubric, dispatcher, trainer, hf-model, hf-loop, loop, soak, chaos");
                 System.exit(2);

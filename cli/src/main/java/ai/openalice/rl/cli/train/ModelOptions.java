@@ -168,8 +168,8 @@ final class ModelOptions {
         c.put("trainer.lora.rank", loraRank);
         c.put("trainer.lora.alpha", loraAlpha);
         c.put("trainer.lora.targets", String.join(",", loraTargets));
-        c.put("trainer.learner", learner);
         if (tinker()) {
+            c.put("trainer.learner", learner);
             c.put("trainer.tinker.url", learnerUrl);
             if (learnerApiKeyFile != null) {
                 c.put("trainer.tinker.api-key-file", learnerApiKeyFile.toAbsolutePath());

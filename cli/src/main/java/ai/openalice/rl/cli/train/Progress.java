@@ -89,6 +89,7 @@ final class Progress {
             var elapsed = Duration.between(started, now);
             record(phase, step, version, trainer, stats, elapsed, StatusView.remaining(now, until, untilStep, fromStep, step, elapsed));
             watchDisk(phase);
+            watchLearner(phase, trainer.path("learner"));
             String stalled = stall.observe(System.currentTimeMillis(), step, trainer.path("dropped"));
             if (stalled != null) {
                 view.note("[" + phase + "] " + stalled);
@@ -98,6 +99,18 @@ final class Progress {
                 return;
             }
             Thread.sleep(5000);
+        }
+    }
+
+    private boolean engineAway;
+
+    /** Says on the status line when the trainer's Tinker engine goes away (the trainer waits for it) and when it is back. */
+    private void watchLearner(String phase, JsonNode learner) {
+        boolean away = learner.path("engineAway").asBoolean(false);
+        if (away != engineAway) {
+            view.note(away ? String.format("[%s] the Tinker engine at %s is away (%s): the trainer waits for it, nothing is given up", phase,
+                    learner.path("url").asText(), learner.path("awayReason").asText()) : "[" + phase + "] the Tinker engine is back");
+            engineAway = away;
         }
     }
 

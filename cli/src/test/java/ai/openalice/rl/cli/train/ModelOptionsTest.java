@@ -56,6 +56,31 @@ class ModelOptionsTest {
     }
 
     @Test
+    void aTinkerLearnerIsToldTheEngineAndTakesOnlyANewAdapter(@TempDir Path tmp) throws Exception {
+        Path m = model(tmp.resolve("m"), "{{ messages }}");
+        Path key = Files.writeString(tmp.resolve("key"), "tml-secret\n");
+        var o = parse("--model", m.toString(), "--lora-rank", "32", "--learner", "tinker", "--learner-url", "http://skyrl:8000",
+                "--learner-api-key-file", key.toString(), "--learner-base-model", "Qwen/Qwen3-8B");
+        assertNull(o.problem());
+        var c = o.trainerConfig();
+        assertEquals("tinker", c.get("trainer.learner"));
+        assertEquals("http://skyrl:8000", c.get("trainer.tinker.url").toString());
+        assertEquals(key.toAbsolutePath(), c.get("trainer.tinker.api-key-file"));
+        assertEquals("Qwen/Qwen3-8B", c.get("trainer.tinker.base-model"));
+        assertEquals(32, c.get("trainer.lora.rank"));
+        assertEquals("--learner tinker needs --learner-url, the engine's URL", parse("--model", m.toString(), "--lora-rank", "8", "--learner",
+                "tinker").problem());
+        assertEquals("--learner tinker trains a new LoRA adapter on the engine: give --lora-rank R (e.g. 32) and no --adapter",
+                parse("--model", m.toString(), "--learner", "tinker", "--learner-url", "http://skyrl:8000").problem());
+        assertEquals("--learner must be djl or tinker, got megatron", parse("--model", m.toString(), "--learner", "megatron").problem());
+        assertEquals("--learner-url, --learner-api-key-file and --learner-base-model are for --learner tinker",
+                parse("--model", m.toString(), "--learner-url", "http://skyrl:8000").problem());
+        assertEquals("--learner and --learner-url are for a HuggingFace model: give --model DIR",
+                parse("--learner", "tinker", "--learner-url", "http://skyrl:8000").problemWithoutModel());
+        assertNull(parse().problemWithoutModel());
+    }
+
+    @Test
     void aModelTheLoopCannotUseStopsTheRunBeforeAnythingStarts(@TempDir Path tmp) throws Exception {
         assertTrue(parse("--model", tmp.resolve("none").toString()).problem().contains("not a folder"));
         Path noTemplate = model(tmp.resolve("no-template"), null);

@@ -15,7 +15,8 @@ import java.util.Map;
 
 /**
  * {@code GET /status}: step, policy version, the last step's metrics, what was left out since the
- * process started ({@code dropped}, by reason), groups and samples by state.
+ * process started ({@code dropped}, by reason), where the steps run ({@code learner}: its kind, and
+ * for a Tinker engine whether it is away and waited for), groups and samples by state.
  */
 @Path("/status")
 @RolesAllowed({Roles.READER, Roles.OPERATOR})
@@ -35,6 +36,7 @@ public class StatusResource {
         out.put("policyVersion", trainer.loop().policyVersion());
         out.put("last", trainer.loop().lastMetrics());
         out.put("dropped", trainer.loop().droppedSoFar());
+        out.put("learner", trainer.loop().learnerStatus());
         out.putAll(store.counts());
         return out;
     }

@@ -12,6 +12,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.jboss.logging.Logger;
@@ -31,6 +33,8 @@ final class TinkerLearners {
     private final HfConfig base;
     /** 1 while the engine is away (a gauge's source). */
     final AtomicLong away = new AtomicLong();
+    /** Why the engine is away (the last failed call), while it is. */
+    private volatile String awayReason;
 
     TinkerLearners(TrainerConfig config) {
         this.config = config;
@@ -64,6 +68,19 @@ final class TinkerLearners {
         return learner;
     }
 
+    /** For /status: the learner's kind and engine, and whether and why the engine is away. */
+    Map<String, Object> status() {
+        var out = new LinkedHashMap<String, Object>();
+        out.put("kind", "tinker");
+        out.put("url", config.tinker().url().map(Object::toString).orElse(null));
+        boolean isAway = away.get() == 1;
+        out.put("engineAway", isAway);
+        if (isAway) {
+            out.put("awayReason", awayReason);
+        }
+        return out;
+    }
+
     private TinkerLearner.Settings settings(Function<Integer, PolicyLossConfig> loss, LrSchedule lr) {
         var o = config.optim();
         if (o.ppoEpochs() != 1 || o.miniBatches() != 1) {
@@ -78,6 +95,7 @@ final class TinkerLearners {
         return new TinkerClient(config.tinker().url().get(), key, new TinkerClient.Listener() {
             @Override
             public void engineAway(String reason) {
+                awayReason = reason;
                 if (away.getAndSet(1) == 0) {
                     LOG.warnf("the Tinker engine is away (%s): waiting for it, nothing is given up", reason);
                 }

@@ -3,8 +3,6 @@ package ai.openalice.rl.trainer.service;
 import ai.openalice.rl.artifacts.ArtifactStore;
 import ai.openalice.rl.core.filter.CompactFilter;
 import ai.openalice.rl.core.loss.Aggregation;
-import ai.openalice.rl.core.loss.KlEstimator;
-import ai.openalice.rl.core.loss.PolicyLossConfig;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
@@ -13,15 +11,10 @@ import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.Turn;
 import ai.openalice.rl.model.GptConfig;
-import ai.openalice.rl.model.djl.CausalLm;
 import ai.openalice.rl.model.djl.Gpt;
-import ai.openalice.rl.model.djl.HfLm;
-import ai.openalice.rl.model.learner.Learner;
-import ai.openalice.rl.model.learner.LrSchedule;
 import ai.openalice.rl.model.learner.PolicyLearner;
 import ai.openalice.rl.model.learner.SequenceBatch;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
-import ai.openalice.rl.model.train.AdamW;
 import ai.openalice.rl.trainer.config.TrainerConfig;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import ai.openalice.rl.trainer.tinker.TinkerLearner;
@@ -59,6 +52,8 @@ public final class TrainingLoop implements Runnable {
     private final TrainerMeters meters;
     private final Aggregation aggregation;
     private final ArtifactStore artifacts;
+    /** The built-in learner's settings, shared by both kinds. */
+    private final Learners learners;
     /** The Tinker engine's learners ({@code trainer.learner=tinker}); null: DJL's in this process. */
     private final TinkerLearners tinker;
     private volatile boolean running = true;
@@ -81,6 +76,7 @@ public final class TrainingLoop implements Runnable {
         this.writer = new CheckpointWriter(store, config.artifactDir(), new ByteTokenizer().name(),
                 new CheckpointWriter.Retention(config.keepCheckpoints(), config.keepCheckpointEvery()), checkpointBucket.map(CheckpointUpload::new));
         meters.disk(config.artifactDir(), writer.fullVolume);
+        this.learners = new Learners(config, aggregation);
         this.tinker = config.learner() == TrainerConfig.LearnerKind.TINKER ? new TinkerLearners(config) : null;
         if (tinker != null) {
             meters.engineAway(tinker.away);
@@ -97,7 +93,7 @@ public final class TrainingLoop implements Runnable {
         }
         if (latest.isPresent()) {
             var s = PolicyModels.resume(Path.of(latest.get().dir()), config.initModel());
-            learner = learner(s.model(), s.optimizer(), s.optimizerStep());
+            learner = learners.djl(s.model(), s.optimizer(), s.optimizerStep());
             step = latest.get().step();
             policyVersion = latest.get().policyVersion();
             writer.announce(latest.get(), terms());
@@ -120,7 +116,7 @@ public final class TrainingLoop implements Runnable {
             s = new PolicyModels.Start(Gpt.initialise(gc, config.seed()), Map.of(), 0,
                     "random weights (%,d parameters, seed %d)".formatted(gc.parameterCount(), config.seed()));
         }
-        learner = learner(s.model(), s.optimizer(), s.optimizerStep());
+        learner = learners.djl(s.model(), s.optimizer(), s.optimizerStep());
         LOG.infof("starting from %s", s.description());
         step = 0;
         policyVersion = 0;
@@ -136,35 +132,6 @@ public final class TrainingLoop implements Runnable {
         return keep ? init : Map.of();
     }
 
-    private <M extends CausalLm> Learner<M> learner(M gpt, Map<String, float[]> optimizerState, long optimizerStep) {
-        if (gpt instanceof HfLm hf) {
-            hf.exportOnnx(config.exportOnnx());
-        } else if (!config.exportOnnx()) {
-            throw new IllegalStateException("trainer.export-onnx=false is for a HuggingFace model served by an external engine; the built-in"
-                    + " model is served from its ONNX graph");
-        }
-        var o = config.optim();
-        var opt = new AdamW(0.9, 0.999, 1e-8, o.weightDecay(), o.clipNorm());
-        if (!optimizerState.isEmpty()) {
-            opt.restore(optimizerState, optimizerStep, gpt.parameters());
-        }
-        return new Learner<>(gpt, opt, new Learner.Settings(lossConfig(gpt.contextLength()), schedule(), o.ppoEpochs(), o.miniBatches(),
-                o.microBatch(), (float) config.loss().temperature()));
-    }
-
-    /** The loss of a model whose context is {@code contextLength} tokens. */
-    private PolicyLossConfig lossConfig(int contextLength) {
-        var l = config.loss();
-        int maxLength = l.maxLength() > 0 ? l.maxLength() : contextLength;
-        return new PolicyLossConfig(l.epsLow(), l.epsHigh(), Double.NaN, aggregation, maxLength, 0, KlEstimator.K3, 0, l.tisCap());
-    }
-
-    private LrSchedule schedule() {
-        var o = config.optim();
-        return o.schedule() == TrainerConfig.Schedule.COSINE ? new LrSchedule(o.lr(), o.warmupSteps(), true, o.totalSteps(), o.minLrRatio())
-                : LrSchedule.constant(o.lr(), o.warmupSteps());
-    }
-
     /**
      * {@code trainer.learner=tinker}: the latest checkpoint's engine state resumed, or a new adapter
      * published as v0. An init-checkpoint is not taken (the engine starts from the base model).
@@ -175,14 +142,14 @@ public final class TrainingLoop implements Runnable {
                     + " trainer.init-checkpoint and trainer.init-adapter are not taken");
         }
         if (latest.isPresent()) {
-            learner = tinker.resume(Path.of(latest.get().dir()), this::lossConfig, schedule());
+            learner = tinker.resume(Path.of(latest.get().dir()), learners::loss, learners.schedule());
             step = latest.get().step();
             policyVersion = latest.get().policyVersion();
             writer.announce(latest.get(), terms());
             LOG.infof("resumed from checkpoint v%d (step %d) at %s on the Tinker engine; terms %s", policyVersion, step, latest.get().dir(), terms());
             return;
         }
-        learner = tinker.create(this::lossConfig, schedule());
+        learner = tinker.create(learners::loss, learners.schedule());
         step = 0;
         policyVersion = 0;
         writer.write(learner, 0, 0, Map.of(), List.of(), terms());
@@ -210,6 +177,11 @@ public final class TrainingLoop implements Runnable {
     /** Groups and rollouts left out since this process started, by reason. */
     public Map<String, Long> droppedSoFar() {
         return meters.droppedSoFar();
+    }
+
+    /** Where the steps run: {@code kind} djl, or tinker with the engine's URL and whether it is away (waited for). */
+    public Map<String, Object> learnerStatus() {
+        return tinker == null ? Map.of("kind", "djl") : tinker.status();
     }
 
     public TrainingMetrics lastMetrics() {
