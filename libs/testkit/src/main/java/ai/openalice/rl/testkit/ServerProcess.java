@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
@@ -21,6 +23,9 @@ import java.util.function.IntFunction;
  * failure to start quotes.
  */
 final class ServerProcess {
+    /** Every engine process started in this JVM (they live as long as it does). */
+    static final Set<ProcessHandle> STARTED = ConcurrentHashMap.newKeySet();
+
     private ServerProcess() {}
 
     /**
@@ -62,6 +67,7 @@ final class ServerProcess {
             var pb = new ProcessBuilder(command.apply(port)).redirectErrorStream(true).redirectOutput(log.toFile());
             pb.environment().putAll(env);
             Process p = pb.start();
+            STARTED.add(p.toHandle());
             Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(p)));
             URI base = URI.create("http://127.0.0.1:" + port);
             var http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
