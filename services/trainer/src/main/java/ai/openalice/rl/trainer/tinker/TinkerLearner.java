@@ -246,8 +246,16 @@ public final class TinkerLearner implements PolicyLearner {
     @Override
     public Manifest checkpoint(Path dir, String tokenizer, long policyVersion, long step) {
         String name = "v%d-step%d".formatted(policyVersion, this.step);
-        String state = client.saveWeights(modelId, name);
-        String sampler = client.saveWeightsForSampler(modelId, name);
+        String state;
+        String sampler;
+        try {
+            state = client.saveWeights(modelId, name);
+            sampler = client.saveWeightsForSampler(modelId, name);
+        } catch (TinkerModelLostException e) {
+            long savedStep = saved == null ? 0 : saved.optimizerStep();
+            throw new StepsLostException("the Tinker engine lost model %s before checkpoint v%d could be saved, with %d step(s) since its last"
+                    .formatted(modelId, policyVersion, this.step - savedStep) + " saved state: " + e.getMessage(), e);
+        }
         Path fetched = dir.resolveSibling(dir.getFileName() + ".tmp-" + System.nanoTime());
         try {
             client.downloadSamplerWeights(sampler, fetched);
