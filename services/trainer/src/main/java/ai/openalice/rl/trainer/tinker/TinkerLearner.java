@@ -88,9 +88,7 @@ public final class TinkerLearner implements PolicyLearner {
 
     /** A new LoRA adapter of {@code model} on the engine (in a new session of {@code client}). */
     public static TinkerLearner create(TinkerClient client, Model model, Settings settings) {
-        client.createSession(List.of("alice-rl-trainer"));
-        String id = client.createLoraModel(model.baseModel(), model.rank(), model.seed());
-        return new TinkerLearner(client, id, model, settings, 0);
+        return new TinkerLearner(client, attach(client, model, null, 0), model, settings, 0);
     }
 
     /**
@@ -103,10 +101,7 @@ public final class TinkerLearner implements PolicyLearner {
             throw new IllegalArgumentException("the checkpoint's engine state is a rank-%d adapter of %s, the trainer is set for rank %d of %s"
                     .formatted(saved.rank(), saved.baseModel(), model.rank(), model.baseModel()));
         }
-        client.createSession(List.of("alice-rl-trainer"));
-        String id = client.createLoraModel(model.baseModel(), model.rank(), model.seed());
-        client.loadWeights(id, saved.state(), true, Math.toIntExact(4 * saved.optimizerStep()));
-        var learner = new TinkerLearner(client, id, model, settings, saved.optimizerStep());
+        var learner = new TinkerLearner(client, attach(client, model, saved, saved.optimizerStep()), model, settings, saved.optimizerStep());
         learner.saved = saved;
         return learner;
     }
@@ -121,21 +116,39 @@ public final class TinkerLearner implements PolicyLearner {
         try {
             return stepOnce.get();
         } catch (TinkerModelLostException e) {
-            long savedStep = saved == null ? 0 : saved.optimizerStep();
-            if (step != savedStep) {
-                throw new StepsLostException("the Tinker engine lost model %s with %d step(s) taken since its last saved state (step %d): %s"
-                        .formatted(modelId, step - savedStep, savedStep, e.getMessage()), e);
+            if (step != savedStep()) {
+                throw stepsLost("", e);
             }
             String lost = modelId;
-            client.createSession(List.of("alice-rl-trainer"));
-            modelId = client.createLoraModel(model.baseModel(), model.rank(), model.seed());
-            if (saved != null) {
-                client.loadWeights(modelId, saved.state(), true, Math.toIntExact(4 * step));
-            }
+            modelId = attach(client, model, saved, step);
             LOG.warnf("the Tinker engine lost model %s (%s): made again as %s from %s", lost, e.getMessage(), modelId,
                     saved == null ? "a new adapter (no step taken yet)" : saved.state());
             return stepOnce.get();
         }
+    }
+
+    /**
+     * A model of {@code model} on the engine, in a new session of {@code client}: a new adapter, with
+     * the {@code saved} state and Adam's moments loaded when there is one ({@code step}: the
+     * optimizer step it is loaded at, whose sequence ids it takes). Returns the engine's model id.
+     */
+    private static String attach(TinkerClient client, Model model, TinkerState saved, long step) {
+        client.createSession(List.of("alice-rl-trainer"));
+        String id = client.createLoraModel(model.baseModel(), model.rank(), model.seed());
+        if (saved != null) {
+            client.loadWeights(id, saved.state(), true, Math.toIntExact(4 * step));
+        }
+        return id;
+    }
+
+    private long savedStep() {
+        return saved == null ? 0 : saved.optimizerStep();
+    }
+
+    /** The engine lost the model {@code when}, with the steps since the last saved state. */
+    private StepsLostException stepsLost(String when, TinkerModelLostException e) {
+        return new StepsLostException("the Tinker engine lost model %s%s with %d step(s) taken since its last saved state (step %d): %s"
+                .formatted(modelId, when, step - savedStep(), savedStep(), e.getMessage()), e);
     }
 
     /** The engine's id of the model trained. */
@@ -252,9 +265,7 @@ public final class TinkerLearner implements PolicyLearner {
             state = client.saveWeights(modelId, name);
             sampler = client.saveWeightsForSampler(modelId, name);
         } catch (TinkerModelLostException e) {
-            long savedStep = saved == null ? 0 : saved.optimizerStep();
-            throw new StepsLostException("the Tinker engine lost model %s before checkpoint v%d could be saved, with %d step(s) since its last"
-                    .formatted(modelId, policyVersion, this.step - savedStep) + " saved state: " + e.getMessage(), e);
+            throw stepsLost(" before checkpoint v" + policyVersion + " could be saved", e);
         }
         Path fetched = dir.resolveSibling(dir.getFileName() + ".tmp-" + System.nanoTime());
         try {
