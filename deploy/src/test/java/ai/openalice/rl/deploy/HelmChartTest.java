@@ -221,6 +221,34 @@ class HelmChartTest {
         assertTrue(badBucket.getMessage().contains("artifacts.bucket"), badBucket.getMessage());
     }
 
+    /** learner.tinker.runnersSample: the runners sample on the trainer's engine, told its URL, base model and key in the one place the trainer is. */
+    @Test
+    void runnersSampleOnTheTrainersEngineWhenAsked() {
+        var all = Chart.objects(Chart.render(Map.of("services.trainer.learner.kind", "tinker", "services.trainer.learner.tinker.url",
+                "http://skyrl-tinker.training:8000", "services.trainer.learner.tinker.baseModel", "Qwen/Qwen3-8B",
+                "services.trainer.learner.tinker.apiKeySecret.name", "tinker-key", "services.trainer.learner.tinker.runnersSample", "true")));
+        var env = env(all, "alice-rl-sandbox-runner");
+        assertEquals("tinker", env.get("RUNNER_POLICY"));
+        assertEquals("http://skyrl-tinker.training:8000", env.get("RUNNER_TINKER_URL"));
+        assertEquals("Qwen/Qwen3-8B", env.get("RUNNER_TINKER_BASE_MODEL"));
+        assertEquals("/etc/alice-rl/tinker/api-key", env.get("RUNNER_TINKER_API_KEY_FILE"));
+        var runner = Chart.of(all, Deployment.class).stream().filter(d -> d.getMetadata().getName().equals("alice-rl-sandbox-runner")).findFirst()
+                .orElseThrow().getSpec().getTemplate().getSpec();
+        assertEquals("tinker-key", runner.getVolumes().stream().filter(v -> v.getName().equals("tinker-api-key")).findFirst().orElseThrow()
+                .getSecret().getSecretName());
+        assertTrue(runner.getContainers().getFirst().getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/etc/alice-rl/tinker")));
+        var noBase = assertThrows(RuntimeException.class, () -> Chart.render(Map.of("services.trainer.learner.kind", "tinker",
+                "services.trainer.learner.tinker.url", "http://skyrl-tinker.training:8000", "services.trainer.learner.tinker.runnersSample", "true")));
+        assertTrue(noBase.getMessage().contains("services.trainer.learner.tinker.baseModel"), noBase.getMessage());
+    }
+
+    private static Map<String, String> env(List<HasMetadata> all, String deployment) {
+        var env = new HashMap<String, String>();
+        Chart.of(all, Deployment.class).stream().filter(d -> d.getMetadata().getName().equals(deployment)).findFirst().orElseThrow().getSpec()
+                .getTemplate().getSpec().getContainers().getFirst().getEnv().forEach(e -> env.put(e.getName(), e.getValue()));
+        return env;
+    }
+
     /** learner.kind tinker: the trainer is told the engine's URL and base model, and reads the API key from the Secret mounted as a file. */
     @Test
     void aTinkerLearnerTakesTheEnginesUrlAndItsKeyFromASecret() {
@@ -245,6 +273,8 @@ class HelmChartTest {
                         .noneMatch(e -> e.getName().startsWith("TRAINER_")), d.getMetadata().getName() + " is not told the learner");
             }
         }
+        assertTrue(env(all, "alice-rl-sandbox-runner").keySet().stream().noneMatch(k -> k.startsWith("RUNNER_TINKER")),
+                "runners ask the inference service unless runnersSample");
         var noUrl = assertThrows(RuntimeException.class, () -> Chart.render(Map.of("services.trainer.learner.kind", "tinker")));
         assertTrue(noUrl.getMessage().contains("services.trainer.learner.tinker.url"), noUrl.getMessage());
         var badKind = assertThrows(RuntimeException.class, () -> Chart.render(Map.of("services.trainer.learner.kind", "megatron")));

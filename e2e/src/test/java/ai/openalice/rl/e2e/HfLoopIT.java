@@ -104,7 +104,7 @@ class HfLoopIT {
                 .orElseThrow(() -> new AssertionError("no rollouts.completed with a turn within " + wait + "; see the logs in " + LoopIT.LOGS));
     }
 
-    private static Trajectory trajectory(RolloutCompleted done) {
+    static Trajectory trajectory(RolloutCompleted done) {
         return switch (done.trajectory()) {
             case TrajectoryRef.Inline i -> i.trajectory();
             case TrajectoryRef.Stored st -> {

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.cli.suite.TinySwe;
 import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.RolloutCompleted;
+import ai.openalice.rl.events.Topic;
+import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.testkit.PythonReference;
 import ai.openalice.rl.testkit.RealTinker;
 import java.net.URI;
@@ -17,12 +20,12 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * The whole loop with the learner on the real Tinker engine (SkyRL's server, JAX on CPU): the tiny
- * Qwen3 the engine was started with is sampled by the runner through the inference service, one
- * GRPO++ step runs on the engine (forward, ppo forward_backward, optim_step), and v1 — the engine's
- * sampler weights fetched as a PEFT adapter, merged into the ONNX graph, with the engine's saved
- * state named in tinker.json — is served by inference. The runner's policy is the inference
- * service here, not the engine's sampler ({@code runner.policy=tinker} is not built).
+ * The whole loop on the real Tinker engine (SkyRL's server, JAX on CPU), learner and sampler both:
+ * the runner samples the tiny Qwen3 the engine was started with ({@code runner.policy=tinker}), one
+ * GRPO++ step runs on the engine (forward, ppo forward_backward, optim_step), v1 names the engine's
+ * sampler weights on checkpoints.published and the next episodes are sampled at them; v1 — those
+ * weights fetched as a PEFT adapter, merged into the ONNX graph, with the engine's saved state named
+ * in tinker.json — is also served by the inference service (for runners that sample there).
  */
 class TinkerLoopIT {
     final String suffix = ".e2etk" + UUID.randomUUID().toString().substring(0, 8);
@@ -44,10 +47,10 @@ class TinkerLoopIT {
                     "-Dtrainer.dynamic-sampling=none"));
             s.start("rubric-prm", List.of());
             s.start("verifier", List.of("-Dverifier.sandbox-root=/tmp/alice-rl-e2etk-verifier"));
-            s.start("sandbox-runner", List.of("-Drunner.policy=http", "-Drunner.model-dir=" + model, "-Drunner.tool-call-format=json",
+            s.start("sandbox-runner", List.of("-Drunner.policy=tinker", "-Drunner.tinker.url=" + engine,
+                    "-Drunner.tinker.base-model=" + RealTinker.baseModel(), "-Drunner.model-dir=" + model, "-Drunner.tool-call-format=json",
                     "-Drunner.system-prompt=full", "-Drunner.id=e2etk-runner", "-Drunner.sandbox-root=/tmp/alice-rl-e2etk-runner",
-                    "-Drunner.artifact-dir=" + artifacts.resolve("trajectories"), "-Drunner.max-context-tokens=3072",
-                    "-Drunner.inference-url=" + s.uri("inference", "")));
+                    "-Drunner.artifact-dir=" + artifacts.resolve("trajectories"), "-Drunner.max-context-tokens=3072"));
             s.start("task-dispatcher", List.of("-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4", "-Ddispatcher.pace.groups-per-version=0",
                     "-Ddispatcher.compact-filter=false", "-Ddispatcher.sampling.max-tokens-per-turn=64"));
             s.awaitReady(Duration.ofMinutes(3));
@@ -64,12 +67,19 @@ class TinkerLoopIT {
             assertEquals(1, saved.get("optimizer_step").asLong(), "one optim_step on the engine: " + saved);
             assertEquals(4, saved.get("rank").asInt());
             assertTrue(saved.get("state").asText().startsWith("tinker://"), saved.toString());
-            LoopIT.awaitServed(s, 1);
+            assertEquals(saved.get("sampler").asText(), v1.sampler(), "checkpoints.published names the engine's sampler weights");
 
             var trainer = EventCodec.mapper().readTree(s.get("trainer", "/status"));
             assertTrue(trainer.get("samples.trained").asLong() >= 2, trainer.toString());
-            assertTrue(HfLoopIT.sampledEpisode(suffix, Duration.ofMinutes(2)).turns().getFirst().completionTokenIds().stream()
-                    .allMatch(id -> id >= 0 && id < 272), "tokens of the model's vocabulary");
+            Trajectory first = HfLoopIT.sampledEpisode(suffix, Duration.ofMinutes(2));
+            assertEquals(0, first.turns().getFirst().policyVersion(), "the first episodes are the base model's");
+            // the next episodes are drawn from v1's sampler weights on the engine, and say so turn by turn
+            Trajectory next = TopicScan.<RolloutCompleted>first(Topic.ROLLOUTS_COMPLETED, suffix, Duration.ofMinutes(6),
+                    done -> !HfLoopIT.trajectory(done).turns().isEmpty() && HfLoopIT.trajectory(done).turns().getFirst().policyVersion() == 1)
+                    .map(HfLoopIT::trajectory).orElseThrow(() -> new AssertionError("no episode sampled at v1; see the logs in " + LoopIT.LOGS));
+            assertTrue(next.turns().stream().allMatch(t -> t.policyVersion() >= 1 && !t.completionTokenIds().isEmpty()
+                    && t.completionTokenIds().stream().allMatch(id -> id >= 0 && id < 272)), "v1's tokens of the model's vocabulary, every turn");
+            LoopIT.awaitServed(s, 1);
         }
     }
 }

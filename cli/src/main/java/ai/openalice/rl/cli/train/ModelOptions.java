@@ -64,6 +64,11 @@ final class ModelOptions {
             + " (a HuggingFace id or a path on its machine; default: --model's path).")
     String learnerBaseModel;
 
+    @Option(names = "--sampler", defaultValue = "inference", paramLabel = "WHERE", description = "With --learner tinker: where episodes are"
+            + " sampled — inference (each checkpoint's adapter merged and run on ONNX Runtime by the inference service) or tinker (the"
+            + " engine itself, at the sampler weights each checkpoint names: nothing is merged or exported). Default: ${DEFAULT-VALUE}.")
+    String sampler;
+
     boolean given() {
         return model != null;
     }
@@ -108,20 +113,29 @@ final class ModelOptions {
 
     /** Why the options cannot go without {@code --model}; null when they can (the learner's options need a model). */
     String problemWithoutModel() {
-        return !"djl".equals(learner) || learnerUrl != null ? "--learner and --learner-url are for a HuggingFace model: give --model DIR" : null;
+        return !"djl".equals(learner) || learnerUrl != null || samplesOnEngine()
+                ? "--learner, --learner-url and --sampler are for a HuggingFace model: give --model DIR" : null;
     }
 
     private boolean tinker() {
         return "tinker".equals(learner);
     }
 
+    /** Episodes sampled on the Tinker engine (runner.policy=tinker) rather than by the inference service. */
+    boolean samplesOnEngine() {
+        return "tinker".equals(sampler);
+    }
+
     private String learnerProblem() {
         if (!tinker() && !"djl".equals(learner)) {
             return "--learner must be djl or tinker, got " + learner;
         }
+        if (!"inference".equals(sampler) && !samplesOnEngine()) {
+            return "--sampler must be inference or tinker, got " + sampler;
+        }
         if (!tinker()) {
-            return learnerUrl != null || learnerApiKeyFile != null || learnerBaseModel != null
-                    ? "--learner-url, --learner-api-key-file and --learner-base-model are for --learner tinker" : null;
+            return learnerUrl != null || learnerApiKeyFile != null || learnerBaseModel != null || samplesOnEngine()
+                    ? "--learner-url, --learner-api-key-file, --learner-base-model and --sampler tinker are for --learner tinker" : null;
         }
         if (learnerUrl == null) {
             return "--learner tinker needs --learner-url, the engine's URL";
@@ -174,11 +188,14 @@ final class ModelOptions {
             if (learnerApiKeyFile != null) {
                 c.put("trainer.tinker.api-key-file", learnerApiKeyFile.toAbsolutePath());
             }
-            if (learnerBaseModel != null) {
-                c.put("trainer.tinker.base-model", learnerBaseModel);
-            }
+            c.put("trainer.tinker.base-model", baseModel());
         }
         return c;
+    }
+
+    /** The base model as the engine names it: as given, else the model folder's path. */
+    private String baseModel() {
+        return learnerBaseModel != null ? learnerBaseModel : model.toAbsolutePath().toString();
     }
 
     /** The episodes' context budget: as given, else the run profile's, or the model's own limit when that is smaller. */
@@ -193,13 +210,21 @@ final class ModelOptions {
         }
     }
 
-    /** The runner's configuration for this model: the folder, its tool-call format, the full system prompt, the context budget. */
+    /** The runner's configuration for this model: the folder, its tool-call format, the full system prompt, the context budget (and with --sampler tinker, the engine). */
     Map<String, Object> runnerConfig() {
         var c = new LinkedHashMap<String, Object>();
         c.put("runner.model-dir", model.toAbsolutePath());
         c.put("runner.tool-call-format", callFormat());
         c.put("runner.system-prompt", "full");
         c.put("runner.max-context-tokens", contextTokens());
+        if (samplesOnEngine()) {
+            c.put("runner.policy", "tinker");
+            c.put("runner.tinker.url", learnerUrl);
+            c.put("runner.tinker.base-model", baseModel());
+            if (learnerApiKeyFile != null) {
+                c.put("runner.tinker.api-key-file", learnerApiKeyFile.toAbsolutePath());
+            }
+        }
         return c;
     }
 }

@@ -68,16 +68,34 @@ class ModelOptionsTest {
         assertEquals(key.toAbsolutePath(), c.get("trainer.tinker.api-key-file"));
         assertEquals("Qwen/Qwen3-8B", c.get("trainer.tinker.base-model"));
         assertEquals(32, c.get("trainer.lora.rank"));
+        assertNull(o.runnerConfig().get("runner.policy"), "sampled by the inference service unless --sampler tinker");
         assertEquals("--learner tinker needs --learner-url, the engine's URL", parse("--model", m.toString(), "--lora-rank", "8", "--learner",
                 "tinker").problem());
         assertEquals("--learner tinker trains a new LoRA adapter on the engine: give --lora-rank R (e.g. 32) and no --adapter",
                 parse("--model", m.toString(), "--learner", "tinker", "--learner-url", "http://skyrl:8000").problem());
         assertEquals("--learner must be djl or tinker, got megatron", parse("--model", m.toString(), "--learner", "megatron").problem());
-        assertEquals("--learner-url, --learner-api-key-file and --learner-base-model are for --learner tinker",
+        assertEquals("--learner-url, --learner-api-key-file, --learner-base-model and --sampler tinker are for --learner tinker",
                 parse("--model", m.toString(), "--learner-url", "http://skyrl:8000").problem());
-        assertEquals("--learner and --learner-url are for a HuggingFace model: give --model DIR",
+        assertEquals("--learner-url, --learner-api-key-file, --learner-base-model and --sampler tinker are for --learner tinker",
+                parse("--model", m.toString(), "--sampler", "tinker").problem());
+        assertEquals("--sampler must be inference or tinker, got vllm", parse("--model", m.toString(), "--sampler", "vllm").problem());
+        assertEquals("--learner, --learner-url and --sampler are for a HuggingFace model: give --model DIR",
                 parse("--learner", "tinker", "--learner-url", "http://skyrl:8000").problemWithoutModel());
         assertNull(parse().problemWithoutModel());
+    }
+
+    @Test
+    void episodesSampledOnTheEngineTellTheRunnerTheEngineAndTheBaseModel(@TempDir Path tmp) throws Exception {
+        Path m = model(tmp.resolve("m"), "{{ messages }}");
+        var o = parse("--model", m.toString(), "--lora-rank", "8", "--learner", "tinker", "--learner-url", "http://skyrl:8000", "--sampler", "tinker");
+        assertNull(o.problem());
+        var r = o.runnerConfig();
+        assertEquals("tinker", r.get("runner.policy"));
+        assertEquals("http://skyrl:8000", r.get("runner.tinker.url").toString());
+        // no --learner-base-model: the engine loaded the model folder, and trainer and runner name it alike
+        assertEquals(m.toAbsolutePath().toString(), r.get("runner.tinker.base-model"));
+        assertEquals(r.get("runner.tinker.base-model"), o.trainerConfig().get("trainer.tinker.base-model"));
+        assertNull(r.get("runner.tinker.api-key-file"));
     }
 
     @Test

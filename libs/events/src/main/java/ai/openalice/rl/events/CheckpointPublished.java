@@ -8,10 +8,13 @@ import java.util.Map;
  * store, and the {@link Terms} the trainer trains under, for the services that must follow them.
  * {@code onnx} is null for a HuggingFace model's checkpoint written for an external serving engine
  * ({@code trainer.export-onnx=false}): the manifest's folder holds the weights or the adapter.
+ * {@code sampler} names the same weights on the Tinker engine that trained them (a {@code tinker://}
+ * path of {@code save_weights_for_sampler}), for runners that sample there ({@code runner.policy=tinker});
+ * null for the built-in learner's checkpoints.
  */
 public record CheckpointPublished(
         long policyVersion, long step, ArtifactRef onnx, ArtifactRef manifest, ArtifactRef resumeState, Map<String, Double> metrics,
-        @Added("trainer terms") Terms terms)
+        @Added("trainer terms") Terms terms, @Added("tinker sampler") String sampler)
         implements EventPayload {
 
     /** One partition keeps the versions in order. */
@@ -22,9 +25,15 @@ public record CheckpointPublished(
         metrics = metrics == null ? Map.of() : Map.copyOf(metrics);
     }
 
+    /** A checkpoint without sampler weights on a Tinker engine (the built-in learner's, or a producer that predates them). */
+    public CheckpointPublished(long policyVersion, long step, ArtifactRef onnx, ArtifactRef manifest, ArtifactRef resumeState, Map<String, Double> metrics,
+            Terms terms) {
+        this(policyVersion, step, onnx, manifest, resumeState, metrics, terms, null);
+    }
+
     /** A checkpoint that states no terms (a producer that predates them: the followers keep their own settings). */
     public CheckpointPublished(long policyVersion, long step, ArtifactRef onnx, ArtifactRef manifest, ArtifactRef resumeState, Map<String, Double> metrics) {
-        this(policyVersion, step, onnx, manifest, resumeState, metrics, null);
+        this(policyVersion, step, onnx, manifest, resumeState, metrics, null, null);
     }
 
     @Override

@@ -81,7 +81,7 @@ final class Samples {
                         new TrajectoryRef.Stored(new ArtifactRef("file:///var/alice/trajectories/y.json", SHA, 4096))),
                 new CheckpointPublished(4, 40, new ArtifactRef("file:///var/alice/ckpt/v4/model.onnx", SHA, 1 << 20),
                         new ArtifactRef("file:///var/alice/ckpt/v4/manifest.json", SHA, 512), null, Map.of("loss", 0.125),
-                        new CheckpointPublished.Terms(0.7, false, 4, 1, 4096)),
+                        new CheckpointPublished.Terms(0.7, false, 4, 1, 4096), "tinker://model_e5633/sampler_weights/v4"),
                 new TrainingMetrics(40, 4, 0.125, 0.05, 0.001, 2.5, 0.6, 0.5, 0.7, 64, 12800,
                         new TrainingMetrics.GroupCounts(1, 2, 5), Map.of("max_steps", 3L), Map.of("0", 50L, "1", 14L), 200, 1800),
                 new TaskAccepted("acme__calc-42", 2, SHA, sweBenchTask()),

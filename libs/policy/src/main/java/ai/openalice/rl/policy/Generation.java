@@ -31,11 +31,19 @@ public final class Generation {
     /** Chooses the next token from logits; returns it, or -1 when the generation ended (nothing to feed). */
     public int accept(float[] logits) {
         Sampler.Choice c = sampler.next(logits);
+        return accept(c.token(), c.logprob());
+    }
+
+    /**
+     * Takes a token chosen elsewhere (an engine that samples on its own, such as a Tinker sampler)
+     * with its log-probability, by the same rules; returns it, or -1 when the generation ended.
+     */
+    public int accept(int token, double logprob) {
         tokens = Arrays.copyOf(tokens, tokens.length + 1);
-        tokens[tokens.length - 1] = c.token();
+        tokens[tokens.length - 1] = token;
         logprobs = Arrays.copyOf(logprobs, logprobs.length + 1);
-        logprobs[logprobs.length - 1] = c.logprob();
-        if (isEnd(c.token())) {
+        logprobs[logprobs.length - 1] = logprob;
+        if (isEnd(token)) {
             // The terminating token is part of the completion: the trainer must learn to emit it.
             finish = Completion.FinishReason.STOP;
             return -1;
@@ -59,7 +67,7 @@ public final class Generation {
             finish = Completion.FinishReason.CONTEXT;
             return -1;
         }
-        return c.token();
+        return token;
     }
 
     private boolean isEnd(int token) {
@@ -87,6 +95,13 @@ public final class Generation {
     /** The tokens chosen so far (after a stop string, those up to it). */
     public int[] tokens() {
         return tokens;
+    }
+
+    /** Ends a generation its tokens did not end (an engine that sampled on its own stopped): {@code reason} says why. */
+    public void end(Completion.FinishReason reason) {
+        if (finish == null) {
+            finish = reason;
+        }
     }
 
     public boolean done() {

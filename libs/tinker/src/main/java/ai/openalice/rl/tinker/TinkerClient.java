@@ -64,11 +64,19 @@ public final class TinkerClient implements AutoCloseable {
 
     /** A client of the engine at {@code base}; {@code apiKey} may be null (SkyRL's server checks none). */
     public TinkerClient(URI base, String apiKey, Listener listener) {
-        this(base, apiKey, listener, () -> Backoff.of(Duration.ofMillis(500), Duration.ofSeconds(30)));
+        this(base, apiKey, listener, () -> Backoff.of(Duration.ofMillis(500), Duration.ofSeconds(30)), null);
     }
 
-    TinkerClient(URI base, String apiKey, Listener listener, Supplier<Backoff> backoff) {
-        this.http = new TinkerHttp(base, apiKey, listener, backoff);
+    /**
+     * A client that waits for an engine away at most {@code outageGrace}, then throws
+     * {@link TinkerUnavailableException} (for callers with a retry of their own, such as an episode's sampler).
+     */
+    public TinkerClient(URI base, String apiKey, Duration outageGrace) {
+        this(base, apiKey, Listener.NONE, () -> Backoff.of(Duration.ofMillis(500), Duration.ofSeconds(10)), outageGrace);
+    }
+
+    TinkerClient(URI base, String apiKey, Listener listener, Supplier<Backoff> backoff, Duration outageGrace) {
+        this.http = new TinkerHttp(base, apiKey, listener, backoff, outageGrace);
     }
 
     /** Whether the engine answers its health check (one try, no waiting). */
@@ -197,9 +205,19 @@ public final class TinkerClient implements AutoCloseable {
 
     /** Draws {@code n} continuations of {@code prompt} from the weights saved at {@code modelPath} (a tinker:// path). */
     public List<Sample> sample(String modelPath, int[] prompt, int n, SamplingParams params) {
+        return sample("model_path", modelPath, prompt, n, params);
+    }
+
+    /** Draws {@code n} continuations of {@code prompt} from the base model {@code baseModel} itself (no adapter). */
+    public List<Sample> sampleBase(String baseModel, int[] prompt, int n, SamplingParams params) {
+        return sample("base_model", baseModel, prompt, n, params);
+    }
+
+    private List<Sample> sample(String source, String model, int[] prompt, int n, SamplingParams params) {
         Map<String, Object> sampling = new LinkedHashMap<>();
         sampling.put("max_tokens", params.maxTokens());
         sampling.put("temperature", params.temperature());
+        sampling.put("top_p", params.topP());
         if (params.seed() != null) {
             sampling.put("seed", params.seed());
         }
@@ -207,7 +225,7 @@ public final class TinkerClient implements AutoCloseable {
             sampling.put("stop", params.stopTokens());
         }
         Map<String, Object> input = Map.of("chunks", List.of(Map.of("type", "encoded_text", "tokens", prompt)));
-        JsonNode r = http.postJson("/api/v1/asample", Map.of("num_samples", n, "prompt", input, "sampling_params", sampling, "model_path", modelPath,
+        JsonNode r = http.postJson("/api/v1/asample", Map.of("num_samples", n, "prompt", input, "sampling_params", sampling, source, model,
                 "type", "sample"));
         return Wire.samples(http.futureProto(r.path("request_id").asText()));
     }

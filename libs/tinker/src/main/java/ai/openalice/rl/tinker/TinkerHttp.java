@@ -24,7 +24,8 @@ import java.util.function.Supplier;
  * A 4xx (but 408) is a refusal naming what was refused ({@link TinkerRejectedException}); a 5xx,
  * a refused or dropped connection or a timeout is the engine being away, waited out with full
  * jitter for as long as it takes (the listener hears when it goes and comes back) — a training
- * step is never given up for an engine restarting.
+ * step is never given up for an engine restarting. A client made with an outage grace (a sampler
+ * in an episode, which has its own retry) stops waiting after it: {@link TinkerUnavailableException}.
  */
 final class TinkerHttp {
     static final String PROTO = "application/x-protobuf";
@@ -38,16 +39,19 @@ final class TinkerHttp {
     private final String apiKey;
     private final TinkerClient.Listener listener;
     private final Supplier<Backoff> backoff;
+    private final Duration grace;
     // HTTP/1.1: the JDK's default HTTP/2 upgrade of a cleartext POST reaches uvicorn (SkyRL's server) without its body.
     // Redirects followed: a checkpoint's archive is a 302 to its download.
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).followRedirects(HttpClient.Redirect.NORMAL)
             .connectTimeout(Duration.ofSeconds(5)).build();
 
-    TinkerHttp(URI base, String apiKey, TinkerClient.Listener listener, Supplier<Backoff> backoff) {
+    /** {@code grace}: how long an engine away is waited for; null: for as long as it takes. */
+    TinkerHttp(URI base, String apiKey, TinkerClient.Listener listener, Supplier<Backoff> backoff, Duration grace) {
         this.base = base;
         this.apiKey = apiKey;
         this.listener = listener;
         this.backoff = backoff;
+        this.grace = grace;
     }
 
     /** POSTs {@code body} as JSON and returns the JSON answer. */
@@ -117,6 +121,7 @@ final class TinkerHttp {
     /** One request, sent again while the engine is away; a refusal throws. 408 is returned (the futures loop asks again). */
     private <T> HttpResponse<T> send(String path, HttpRequest request, HttpResponse.BodyHandler<T> handler, Function<T, byte[]> errorBody) {
         Backoff pauses = null;
+        long awaySince = 0;
         while (true) {
             String away;
             try {
@@ -142,8 +147,12 @@ final class TinkerHttp {
             }
             if (pauses == null) {
                 pauses = backoff.get();
+                awaySince = System.nanoTime();
             }
             listener.engineAway(away);
+            if (grace != null && System.nanoTime() - awaySince >= grace.toNanos()) {
+                throw new TinkerUnavailableException("the Tinker engine at " + base + " is still away after " + grace.toSeconds() + " s: " + away);
+            }
             try {
                 pauses.sleep();
             } catch (InterruptedException e) {

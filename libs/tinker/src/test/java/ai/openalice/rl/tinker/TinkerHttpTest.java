@@ -60,7 +60,7 @@ class TinkerHttpTest {
     }
 
     private TinkerHttp http(URI base) {
-        return new TinkerHttp(base, "key", listener, () -> Backoff.withoutJitter(Duration.ofMillis(1), Duration.ofMillis(2)));
+        return new TinkerHttp(base, "key", listener, () -> Backoff.withoutJitter(Duration.ofMillis(1), Duration.ofMillis(2)), null);
     }
 
     @Test
@@ -99,12 +99,23 @@ class TinkerHttpTest {
             @Override
             public void engineBack() {}
         };
-        var h = new TinkerHttp(URI.create("http://127.0.0.1:" + port), null, counting, () -> Backoff.withoutJitter(Duration.ofMillis(1), Duration.ofMillis(2)));
+        var h = new TinkerHttp(URI.create("http://127.0.0.1:" + port), null, counting, () -> Backoff.withoutJitter(Duration.ofMillis(1), Duration.ofMillis(2)),
+                null);
         var e = assertThrows(IllegalStateException.class, () -> h.postJson("/api/v1/create_session", Map.of()));
         assertTrue(e.getMessage().startsWith("interrupted while waiting for the Tinker engine"), e.getMessage());
         assertEquals(3, heard.size(), heard.toString());
         assertTrue(heard.get(0).startsWith("/api/v1/create_session: ConnectException"), heard.get(0));
         Thread.interrupted();
+    }
+
+    @Test
+    void aClientWithAnOutageGraceStopsWaitingAfterIt() throws IOException {
+        var h = new TinkerHttp(serve(503), null, listener, () -> Backoff.withoutJitter(Duration.ofMillis(20), Duration.ofMillis(20)),
+                Duration.ofMillis(100));
+        var e = assertThrows(TinkerUnavailableException.class, () -> h.postJson("/api/v1/asample", Map.of()));
+        assertTrue(e.getMessage().contains("still away after 0 s: /api/v1/asample answered 503"), e.getMessage());
+        // the server answers 503 for ever: only the grace ends the wait (20 ms pauses over 100 ms: a handful of calls)
+        assertTrue(heard.size() >= 2 && heard.stream().noneMatch("back"::equals), heard.toString());
     }
 
     @Test

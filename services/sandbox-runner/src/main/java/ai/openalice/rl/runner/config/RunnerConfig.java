@@ -3,6 +3,7 @@ package ai.openalice.rl.runner.config;
 import ai.openalice.rl.events.RunProfile;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -14,12 +15,34 @@ public interface RunnerConfig {
     /** This runner's name in leases and logs; defaults to host name and pid. */
     Optional<String> id();
 
-    /** Which policy acts: {@code http} (the inference service or an OpenAI-compatible server), {@code oracle} or {@code random}. */
+    /**
+     * Which policy acts: {@code http} (the inference service or an OpenAI-compatible server),
+     * {@code tinker} (the Tinker engine that trains it, at the sampler weights each checkpoint names),
+     * {@code oracle} or {@code random}.
+     */
     @WithDefault("http")
     PolicyKind policy();
 
     /** {@code runner.policy}; a value other than these stops start-up, naming the allowed ones. */
-    enum PolicyKind { HTTP, ORACLE, RANDOM }
+    enum PolicyKind { HTTP, TINKER, ORACLE, RANDOM }
+
+    Tinker tinker();
+
+    /**
+     * The Tinker engine of {@code runner.policy=tinker} — the one {@code trainer.learner=tinker}
+     * trains on: the base model is sampled until a checkpoint names sampler weights, then each
+     * checkpoint's. Waits for an engine away follow {@code policy-outage-grace}.
+     */
+    interface Tinker {
+        /** The engine's base URL (e.g. http://skyrl-tinker:8000). */
+        Optional<URI> url();
+
+        /** A file holding the API key the engine wants (sent as X-API-Key); none: the engine takes any. */
+        Optional<Path> apiKeyFile();
+
+        /** The base model as the engine loads it: the trainer's {@code trainer.tinker.base-model}. */
+        Optional<String> baseModel();
+    }
 
     /** {@code runner.tool-call-format}. */
     enum CallFormat { COMPACT, JSON, LLAMA3_JSON }

@@ -1,8 +1,10 @@
 package ai.openalice.rl.runner.messaging;
 
+import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.runner.repository.LeaseRepository;
 import ai.openalice.rl.runner.service.EpisodeService;
+import ai.openalice.rl.servicekit.Inbox;
 import ai.openalice.rl.servicekit.OutboxRelay;
 import ai.openalice.rl.servicekit.Outboxes;
 import io.quarkus.runtime.ShutdownEvent;
@@ -21,7 +23,7 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.jboss.logging.Logger;
 
-/** The runner's Kafka side: rollouts in (bounded pool), rollouts out (outbox), lease heartbeats, graceful shutdown. */
+/** The runner's Kafka side: rollouts in (bounded pool), rollouts out (outbox), checkpoints in (the Tinker sampler's weights), lease heartbeats, graceful shutdown. */
 @ApplicationScoped
 public class RunnerMessaging {
     private static final Logger LOG = Logger.getLogger(RunnerMessaging.class);
@@ -34,6 +36,9 @@ public class RunnerMessaging {
 
     @Inject
     Outboxes outboxes;
+
+    @Inject
+    Inbox inbox;
 
     @Inject
     @Channel(Channels.ROLLOUTS_COMPLETED)
@@ -66,6 +71,12 @@ public class RunnerMessaging {
             return request.nack(e);
         }
         return request.ack();
+    }
+
+    /** Each checkpoint announced: with {@code runner.policy=tinker}, its sampler weights are what the next completions are drawn from. */
+    @Incoming(Channels.CHECKPOINTS_PUBLISHED)
+    public void checkpoint(byte[] value) {
+        inbox.<CheckpointPublished>read(Topic.CHECKPOINTS_PUBLISHED, value).ifPresent(e -> episodes.checkpoint(e.payload()));
     }
 
     @Scheduled(every = "1s", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,

@@ -10,6 +10,7 @@ import ai.openalice.rl.agent.loop.TestTimeSelection;
 import ai.openalice.rl.agent.tools.Tools;
 import ai.openalice.rl.artifacts.ArtifactStores;
 import ai.openalice.rl.events.ArtifactRef;
+import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RolloutCompleted;
@@ -154,6 +155,21 @@ public class EpisodeService {
     }
 
     /** Stops taking work (graceful shutdown) and gives back the leases of unfinished episodes. */
+    /**
+     * A checkpoint announced: with {@code runner.policy=tinker}, the next completions are drawn from
+     * its sampler weights; one that names none (a trainer on the built-in learner) leaves the sampler where it is.
+     */
+    public void checkpoint(CheckpointPublished c) {
+        policies.tinker().ifPresent(t -> {
+            if (c.sampler() == null) {
+                LOG.warnf("checkpoint v%d names no Tinker sampler weights (is trainer.learner=tinker?): still sampling v%d", c.policyVersion(),
+                        t.weights().version());
+                return;
+            }
+            t.publish(c.policyVersion(), c.sampler());
+        });
+    }
+
     public void stop() {
         stopping = true;
         int released = leases.release(owner);

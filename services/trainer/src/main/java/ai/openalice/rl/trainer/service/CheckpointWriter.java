@@ -9,6 +9,7 @@ import ai.openalice.rl.model.checkpoint.Manifest;
 import ai.openalice.rl.model.learner.PolicyLearner;
 import ai.openalice.rl.servicekit.DiskSpace;
 import ai.openalice.rl.trainer.repository.TrainerStore;
+import ai.openalice.rl.trainer.tinker.TinkerState;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,7 +96,8 @@ final class CheckpointWriter {
         // has no optimizer state yet (the built-in GPT's writes an empty one)
         var refs = refs(dir, policyVersion, m, false);
         var onnx = refs.get(Checkpoint.ONNX);
-        var event = new CheckpointPublished(policyVersion, step, onnx, refs.get(Manifest.FILE_NAME), refs.get(Checkpoint.OPTIMIZER), metrics, terms);
+        var event = new CheckpointPublished(policyVersion, step, onnx, refs.get(Manifest.FILE_NAME), refs.get(Checkpoint.OPTIMIZER), metrics, terms,
+                sampler(dir));
         var env = Envelope.of(event);
         store.commit(policyVersion, step, dir.toString(), onnx == null ? null : onnx.sha256(), EventCodec.mapper().writeValueAsString(metrics),
                 pending, env);
@@ -114,12 +116,17 @@ final class CheckpointWriter {
             Manifest m = Checkpoint.verify(dir);
             var refs = refs(dir, latest.policyVersion(), m, true);
             var event = new CheckpointPublished(latest.policyVersion(), latest.step(), refs.get(Checkpoint.ONNX), refs.get(Manifest.FILE_NAME),
-                    refs.get(Checkpoint.OPTIMIZER), Map.of(), terms);
+                    refs.get(Checkpoint.OPTIMIZER), Map.of(), terms, sampler(dir));
             var env = Envelope.of(event);
             store.enqueue(env);
         } catch (IOException e) {
             throw new IllegalStateException("cannot announce checkpoint v" + latest.policyVersion() + " at " + dir + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The Tinker engine's sampler weights of the checkpoint in {@code dir} (runners with runner.policy=tinker sample there); null for the built-in learner's. */
+    private static String sampler(Path dir) {
+        return TinkerState.read(dir).map(TinkerState::sampler).orElse(null);
     }
 
     /** Deletes the folders the retention lets go once {@code latest} is registered; returns their versions. A failure is logged, not thrown. */
