@@ -34,8 +34,8 @@ final class Progress {
     private Double lastPass1;
     private Double lastCi;
     private long lastPass1Version = -1;
-    private long lastScored = -1;
-    private long lastTime;
+    /** Rollouts per second over the last minute: between two 5-s samples the rate jumps between 0 and a burst. */
+    private final Throughput throughput = new Throughput(60_000);
     private final StallWatch stall = new StallWatch();
     private boolean diskPaused;
 
@@ -213,9 +213,7 @@ final class Progress {
             throws Exception {
         long now = System.currentTimeMillis();
         long scored = scored(trainer, stats);
-        double rate = lastScored < 0 ? 0 : (scored - lastScored) * 1000.0 / Math.max(1, now - lastTime);
-        lastScored = scored;
-        lastTime = now;
+        double rate = throughput.observe(now, scored);
         JsonNode last = trainer.path("last");
         ObjectNode rec = EventCodec.mapper().createObjectNode().put("t", now).put("phase", phase).put("step", step).put("policyVersion", version)
                 .put("rolloutsScored", scored).put("rolloutsPerSecond", rate).put("inFlight", stats.path("inFlight").asLong());

@@ -2,11 +2,7 @@ package ai.openalice.rl.cli.train;
 
 import ai.openalice.rl.events.EventCodec;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.awt.BasicStroke;
 import java.awt.Color;
-import java.awt.Font;
-import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,10 +12,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import javax.imageio.ImageIO;
+import org.knowm.xchart.AnnotationText;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * {@code <state>/report/index.html}: PNG plots of reward, r_exec, held-out pass@1, loss and
- * throughput over steps (from {@code metrics.jsonl} and {@code probes.jsonl}), the probes as a
+ * {@code <state>/report/index.html}: charts (XChart, as PNG) of reward, r_exec, held-out pass@1, loss and
+ * throughput (a one-minute moving average) over steps (from {@code metrics.jsonl} and {@code probes.jsonl}), the probes as a
  * table, what the run held over time (memory of each process and the database's size, from
  * {@code resources.jsonl}), and a few recent trajectories turn by turn (read from the trainer's database).
  */
@@ -59,7 +61,7 @@ public final class Report {
                 series("r_exec rate per step (hidden tests passed)", "step", "r_exec", metrics, "last.step", "last.rExecRate"),
                 series("Held-out pass@1", "policy version", "pass@1", probes, "policyVersion", "overall.pass@1"),
                 series("Loss per step", "step", "loss", metrics, "last.step", "last.loss"),
-                series("Throughput", "minutes", "rollouts/s", minutes(metrics), "min", "rolloutsPerSecond"));
+                throughput(metrics));
         var html = new StringBuilder("<!doctype html><html><head><meta charset=\"utf-8\"><title>alice-rl training report</title>"
                 + "<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto}pre{background:#f4f4f4;padding:.5em;white-space:pre-wrap}"
                 + "td,th{padding:2px 8px;text-align:right}</style></head><body><h1>alice-rl training report</h1>");
@@ -79,9 +81,9 @@ public final class Report {
         html.append("</table>");
         var resources = read(state.resolve("resources.jsonl"));
         if (!resources.isEmpty()) {
-            var held = List.of(lines("Resident memory per process", "minutes", "MiB", resources, "rss"),
-                    lines("JVM heap in use per service", "minutes", "MiB", resources, "heap"),
-                    lines("Database size", "minutes", "MiB", resources, "dbBytes"));
+            var held = List.of(lines("Resident memory per process", "minutes since the start", "MiB", resources, "rss"),
+                    lines("JVM heap in use per service", "minutes since the start", "MiB", resources, "heap"),
+                    lines("Database size", "minutes since the start", "MiB", resources, "dbBytes"));
             html.append("<h2>Resources over time</h2><p>Sampled once a minute (").append(resources.size()).append(" samples).</p>");
             for (int i = 0; i < held.size(); i++) {
                 String file = "resources-" + i + ".png";
@@ -136,13 +138,21 @@ public final class Report {
         return out;
     }
 
-    private static List<JsonNode> minutes(List<JsonNode> metrics) {
-        if (metrics.isEmpty()) {
-            return metrics;
+    /**
+     * Rollouts per second against minutes, as a one-minute moving average of the scored count
+     * (recomputed from {@code rolloutsScored}, so a run recorded before the status line averaged reads alike).
+     */
+    static Series throughput(List<JsonNode> metrics) {
+        var pts = new ArrayList<double[]>();
+        var avg = new Throughput(60_000);
+        long t0 = metrics.isEmpty() ? 0 : metrics.getFirst().path("t").asLong();
+        for (JsonNode m : metrics) {
+            if (m.path("rolloutsScored").isNumber()) {
+                long t = m.path("t").asLong();
+                pts.add(new double[] {(t - t0) / 60000.0, avg.observe(t, m.get("rolloutsScored").asLong())});
+            }
         }
-        long t0 = metrics.getFirst().path("t").asLong();
-        return metrics.stream().map(m -> (JsonNode) ((ObjectNode) m.deepCopy())
-                .put("min", (m.path("t").asLong() - t0) / 60000.0)).toList();
+        return new Series("Throughput (one-minute moving average)", "minutes since the start", "rollouts per second", pts);
     }
 
     static Series series(String title, String x, String y, List<JsonNode> rows, String xField, String yField) {
@@ -170,61 +180,40 @@ public final class Report {
         return draw(new Lines(s.title(), s.x(), s.y(), Map.of("", s.points())));
     }
 
-    private static final Color[] PALETTE = {new Color(31, 119, 180), new Color(255, 127, 14), new Color(44, 160, 44), new Color(214, 39, 40),
-        new Color(148, 103, 189), new Color(140, 86, 75), new Color(227, 119, 194), new Color(127, 127, 127)};
-
+    /**
+     * A chart by XChart: readable ticks (as many as fit, at round values, with thousands separators),
+     * gridlines, the axes titled with their units, a legend when several lines share it.
+     */
     static BufferedImage draw(Lines s) {
-        var all = s.lines().values().stream().flatMap(List::stream).toList();
-        int w = 720, h = 300, l = 70, b = 40, t = 20, rgt = 20;
-        var img = new BufferedImage(w, h, BufferedImage.TYPE_INT_RGB);
-        var g = img.createGraphics();
-        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-        g.setColor(Color.WHITE);
-        g.fillRect(0, 0, w, h);
-        g.setColor(Color.DARK_GRAY);
-        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
-        g.drawLine(l, h - b, w - rgt, h - b);
-        g.drawLine(l, t, l, h - b);
-        g.drawString(s.x(), w / 2, h - 8);
-        g.drawString(s.y(), l + 8, t + 10);
-        if (all.isEmpty()) {
-            g.drawString("no data yet", w / 2 - 30, h / 2);
-            return img;
-        }
-        double x0 = all.stream().mapToDouble(p -> p[0]).min().orElse(0), x1 = all.stream().mapToDouble(p -> p[0]).max().orElse(1);
-        double y0 = all.stream().mapToDouble(p -> p[1]).min().orElse(0), y1 = all.stream().mapToDouble(p -> p[1]).max().orElse(1);
-        if (x1 == x0) {
-            x1 = x0 + 1;
-        }
-        if (y1 == y0) {
-            y1 = y0 + 1;
-        }
-        g.drawString(String.format("%.3g", y1), 4, t + 4);
-        g.drawString(String.format("%.3g", y0), 4, h - b);
-        g.drawString(String.format("%.4g", x0), l, h - b + 15);
-        g.drawString(String.format("%.4g", x1), w - rgt - 40, h - b + 15);
-        g.setStroke(new BasicStroke(2f));
-        int i = 0;
+        XYChart chart = new XYChartBuilder().width(720).height(320).title(s.title()).xAxisTitle(s.x()).yAxisTitle(s.y()).build();
+        var st = chart.getStyler();
+        st.setChartBackgroundColor(Color.WHITE);
+        st.setPlotBackgroundColor(Color.WHITE);
+        st.setPlotGridLinesVisible(true);
+        st.setPlotGridLinesColor(new Color(220, 220, 220));
+        st.setXAxisDecimalPattern("#,##0.##");
+        st.setYAxisDecimalPattern("#,##0.###");
+        st.setMarkerSize(5);
+        st.setLegendVisible(s.lines().size() > 1);
+        st.setLegendPosition(Styler.LegendPosition.OutsideE);
+        boolean any = false;
         for (var line : s.lines().entrySet()) {
-            g.setColor(PALETTE[i % PALETTE.length]);
-            if (!line.getKey().isEmpty()) {
-                g.drawString(line.getKey(), w - rgt - 130, t + 14 * (i + 1));
+            if (line.getValue().isEmpty()) {
+                continue;
             }
-            i++;
-            int px = -1, py = -1;
-            for (double[] p : line.getValue()) {
-                int x = l + (int) ((p[0] - x0) / (x1 - x0) * (w - l - rgt));
-                int y = h - b - (int) ((p[1] - y0) / (y1 - y0) * (h - b - t));
-                if (px >= 0) {
-                    g.drawLine(px, py, x, y);
-                }
-                g.fillOval(x - 2, y - 2, 5, 5);
-                px = x;
-                py = y;
-            }
+            double[] xs = line.getValue().stream().mapToDouble(p -> p[0]).toArray();
+            double[] ys = line.getValue().stream().mapToDouble(p -> p[1]).toArray();
+            chart.addSeries(line.getKey().isEmpty() ? s.y() : line.getKey(), xs, ys).setMarker(SeriesMarkers.CIRCLE);
+            any = true;
         }
-        g.dispose();
-        return img;
+        if (!any) {
+            st.setLegendVisible(false);
+            var blank = chart.addSeries(" ", new double[] {0, 1}, new double[] {0, 1});
+            blank.setMarker(SeriesMarkers.NONE);
+            blank.setLineColor(new Color(0, 0, 0, 0));
+            chart.addAnnotation(new AnnotationText("no data yet", 0.5, 0.5, false));
+        }
+        return BitmapEncoder.getBufferedImage(chart);
     }
 
     private static String fmt(JsonNode n) {

@@ -7,12 +7,15 @@ import java.util.TreeMap;
 
 /**
  * Says why no trainer step comes: while the step stands still for a minute or more, once a minute,
- * what the trainer left out since its last step, by reason (its {@code /status} {@code dropped}).
+ * what the trainer left out of training since its last step, by reason (its {@code /status}
+ * {@code dropped}; held-out evaluation groups, never trained on, are not counted).
  * A model that never solves a task makes only groups with one outcome, which GRPO cannot learn
  * from — without this, such a run shows step 0 forever and nothing else.
  */
 final class StallWatch {
     static final long AFTER_MS = 60_000;
+    /** Held-out evaluation groups: never trained on by design, so never among what a stalled trainer "left out". */
+    private static final String EVALUATION = "evaluation";
     /** Groups whose members all scored alike: no advantage, nothing to learn. */
     private static final Set<String> ONE_OUTCOME = Set.of("all_outcomes_equal", "all_rewards_equal", "none_solved");
 
@@ -60,7 +63,7 @@ final class StallWatch {
     private static Map<String, Long> counts(JsonNode dropped) {
         var out = new TreeMap<String, Long>();
         if (dropped != null && dropped.isObject()) {
-            dropped.properties().forEach(e -> out.put(e.getKey(), e.getValue().asLong()));
+            dropped.properties().stream().filter(e -> !e.getKey().equals(EVALUATION)).forEach(e -> out.put(e.getKey(), e.getValue().asLong()));
         }
         return out;
     }

@@ -31,6 +31,15 @@ class StallWatchTest {
     }
 
     @Test
+    void heldOutEvaluationGroupsAreNotWhatTheTrainerLeftOut() throws Exception {
+        var w = new StallWatch();
+        w.observe(0, 2, dropped("{\"evaluation\": 4}"));
+        assertNull(w.observe(70_000, 2, dropped("{\"evaluation\": 9}")), "only evaluation groups came: they are never trained on, nothing to explain");
+        assertEquals("no step for 140 s: since step 2 the trainer left out stale 1 (trainer_dropped_total)",
+                w.observe(140_000, 2, dropped("{\"evaluation\": 12, \"stale\": 1}")));
+    }
+
+    @Test
     void otherReasonsGetNoOutcomeHintAndARestartedTrainerStartsAgain() throws Exception {
         var w = new StallWatch();
         w.observe(0, 0, dropped("{\"too_long\": 5}"));
