@@ -104,6 +104,11 @@ public final class Generation {
         }
     }
 
+    /** The log-probabilities of {@link #tokens()}. */
+    public double[] logprobs() {
+        return logprobs;
+    }
+
     public boolean done() {
         return finish != null;
     }

@@ -12,7 +12,8 @@ import java.util.Map;
 
 /** Writes checkpoints v1 and v2 (different weights) before the service starts, and serves v1 at start. */
 public class Checkpoints implements QuarkusTestResourceLifecycleManager {
-    static final GptConfig CONFIG = new GptConfig(new ByteTokenizer().vocabSize(), 64, 2, 2, 32);
+    /** A context of 1,024: a long greedy sample takes long enough to watch it stream (OpenAiClientTest). */
+    static final GptConfig CONFIG = new GptConfig(new ByteTokenizer().vocabSize(), 1024, 2, 2, 32);
     static Path root;
 
     static Path dir(long version) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.inference.service.BatchScheduler;
 import ai.openalice.rl.model.chat.CompactChat;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.policy.CompletionRequest;
@@ -18,6 +19,7 @@ import com.openai.models.completions.CompletionCreateParams;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
 import java.net.URL;
 import java.util.AbstractMap;
 import java.util.ArrayList;
@@ -40,6 +42,9 @@ class OpenAiClientTest {
 
     @TestHTTPResource("/")
     URL base;
+
+    @Inject
+    BatchScheduler scheduler;
 
     private OpenAIClient client() {
         return OpenAIOkHttpClient.builder().baseUrl(base + "v1").apiKey("unused").maxRetries(0).build();
@@ -126,6 +131,49 @@ class OpenAiClientTest {
         } finally {
             client.close();
         }
+    }
+
+    /**
+     * Streaming streams: a long greedy sample's first tokens reach the client while the service is
+     * still decoding it, one chunk a token, and the chunks make the whole sample's text. Prints the
+     * time to the first token against the whole sample's (for the record, not asserted).
+     */
+    @Test
+    void aStreamSendsEachTokenAsItIsSampled() {
+        int[] prompt = new ByteTokenizer().encode(PROMPT);
+        int length = Checkpoints.CONFIG.contextLength() - prompt.length;
+        String want;
+        try (var p = new OrtPolicy(Checkpoints.dir(1))) {
+            var c = p.complete(CompletionRequest.greedy(prompt, length));
+            assertEquals(length, c.tokens().length, "v1's greedy sample runs to max_tokens (no end token): it takes a while to decode");
+            want = c.text();
+        }
+        var params = CompletionCreateParams.builder().model("alice").prompt(PROMPT).maxTokens(length).temperature(0.0)
+                .putAdditionalBodyProperty("policy_version", JsonValue.from(1)).build();
+        var text = new StringBuilder();
+        int[] chunks = {0};
+        int[] decodingAtFirst = {-1};
+        long[] first = {0};
+        OpenAIClient client = client();
+        client.completions().create(completion(false)); // the client's own start-up is not the service's latency
+        long start = System.nanoTime();
+        try (var stream = client.completions().createStreaming(params)) {
+            stream.stream().forEach(chunk -> chunk.choices().forEach(c -> {
+                if (!c.text().isEmpty() && chunks[0]++ == 0) {
+                    first[0] = System.nanoTime();
+                    decodingAtFirst[0] = scheduler.activeSequences();
+                }
+                text.append(c.text());
+            }));
+        } finally {
+            client.close();
+        }
+        long whole = System.nanoTime() - start;
+        assertEquals(want, text.toString(), "the chunks make the whole sample");
+        assertEquals(1, decodingAtFirst[0], "the first token reached the client while its sample was still being decoded");
+        assertTrue(chunks[0] >= length / 2, "about a chunk a token: " + chunks[0] + " chunks for " + length + " tokens");
+        System.out.printf("streaming: %d tokens in %d chunks; first token after %.1f ms, the whole sample after %.1f ms%n", length, chunks[0],
+                (first[0] - start) / 1e6, whole / 1e6);
     }
 
     @Test

@@ -17,6 +17,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.io.IOException;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -59,14 +60,15 @@ public class ChatCompletionsResource {
             throw ProblemException.badRequest("tools must be an array of tool definitions");
         }
         Integer max = body.maxCompletionTokens() != null ? body.maxCompletionTokens() : body.maxTokens();
-        var r = generator.generate(model -> prompt(model, body.messages(), tools, messages),
-                new Generator.Sampling(max, body.temperature(), body.topP(), body.stop(), body.seed(), body.n(), body.policyVersion()));
+        var sampling = new Generator.Sampling(max, body.temperature(), body.topP(), body.stop(), body.seed(), body.n(), body.policyVersion());
         String id = "chatcmpl-" + UUID.randomUUID();
         long created = System.currentTimeMillis() / 1000;
-        var replies = r.completions().stream().map(c -> Reply.of(c, tools != null)).toList();
         if (Boolean.TRUE.equals(body.stream())) {
-            return Sse.of(chunks(r, replies, id, created, Sse.includeUsage(body.streamOptions())));
+            var st = generator.stream(model -> prompt(model, body.messages(), tools, messages), sampling);
+            return Sse.streaming(out -> stream(st, out, id, created, tools != null, Sse.includeUsage(body.streamOptions())));
         }
+        var r = generator.generate(model -> prompt(model, body.messages(), tools, messages), sampling);
+        var replies = r.completions().stream().map(c -> Reply.of(c, tools != null)).toList();
         var choices = new ArrayList<Map<String, Object>>();
         for (int i = 0; i < r.completions().size(); i++) {
             Completion c = r.completions().get(i);
@@ -207,34 +209,56 @@ public class ChatCompletionsResource {
     }
 
     /**
-     * Per sample: the role, the text (when there is any), each tool call as OpenAI streams one — its
-     * id, type and name with empty arguments, then the arguments — and the finish reason; the usage
-     * last when asked for.
+     * Per sample: the role first; the content as it is sampled (a token's text once it is settled —
+     * not half a character, not what may begin a stop string or a {@code <tool_call>}); when the sample
+     * ends, the rest of the content, each tool call as OpenAI streams one — its id, type and name with
+     * empty arguments, then the arguments — and the finish reason; the usage last when asked for.
+     * Content streamed before a call keeps its leading whitespace, which the whole message strips.
      */
-    private static List<Map<String, Object>> chunks(Generator.Result r, List<Reply> replies, String id, long created, boolean withUsage) {
-        var chunks = new ArrayList<Map<String, Object>>();
-        long v = r.version();
-        for (int i = 0; i < replies.size(); i++) {
-            Reply reply = replies.get(i);
-            chunks.add(chunk(id, created, v, i, Map.of("role", "assistant", "content", ""), null));
-            if (reply.content() != null && !reply.content().isEmpty()) {
-                chunks.add(chunk(id, created, v, i, Map.of("content", reply.content()), null));
+    private static void stream(Generator.Streaming st, Sse.Chunks out, String id, long created, boolean toolsOffered, boolean withUsage)
+            throws IOException {
+        long v = st.version();
+        var texts = new StreamText[st.n()];
+        for (int i = 0; i < texts.length; i++) {
+            texts[i] = new StreamText(st.tokenizer(), st.stop(), toolsOffered);
+            out.send(chunk(id, created, v, i, Map.of("role", "assistant", "content", ""), null));
+        }
+        int done = 0;
+        int completionTokens = 0;
+        while (done < st.n()) {
+            switch (st.next()) {
+                case Generator.Event.Tokens t -> {
+                    String text = texts[t.index()].next(t.tokens(), t.logprobs()).text();
+                    if (!text.isEmpty()) {
+                        out.send(chunk(id, created, v, t.index(), Map.of("content", text), null));
+                    }
+                }
+                case Generator.Event.Done d -> {
+                    Completion c = d.completion();
+                    Reply reply = Reply.of(c, toolsOffered);
+                    String rest = texts[d.index()].finish(c, reply.content()).text();
+                    if (!rest.isEmpty()) {
+                        out.send(chunk(id, created, v, d.index(), Map.of("content", rest), null));
+                    }
+                    for (int j = 0; j < reply.calls().size(); j++) {
+                        Call call = reply.calls().get(j);
+                        out.send(chunk(id, created, v, d.index(), Map.of("tool_calls", List.of(call.head(j))), null));
+                        out.send(chunk(id, created, v, d.index(), Map.of("tool_calls", List.of(Map.of("index", j, "function", Map.of("arguments",
+                                call.arguments())))), null));
+                    }
+                    out.send(chunk(id, created, v, d.index(), Map.of(), reply.finish()));
+                    completionTokens += c.tokens().length;
+                    done++;
+                }
+                case Generator.Event.Failed f -> throw new ProblemException(500, "Generation failed", f.cause().getMessage());
             }
-            for (int j = 0; j < reply.calls().size(); j++) {
-                Call call = reply.calls().get(j);
-                chunks.add(chunk(id, created, v, i, Map.of("tool_calls", List.of(call.head(j))), null));
-                chunks.add(chunk(id, created, v, i, Map.of("tool_calls", List.of(Map.of("index", j, "function", Map.of("arguments",
-                        call.arguments())))), null));
-            }
-            chunks.add(chunk(id, created, v, i, Map.of(), reply.finish()));
         }
         if (withUsage) {
             var last = CompletionsResource.header(id, created, v, "chat.completion.chunk");
             last.put("choices", List.of());
-            last.put("usage", CompletionsResource.usage(r));
-            chunks.add(last);
+            last.put("usage", CompletionsResource.usage(st.promptTokens(), completionTokens));
+            out.send(last);
         }
-        return chunks;
     }
 
     private static Map<String, Object> chunk(String id, long created, long version, int index, Map<String, Object> delta, String finish) {

@@ -16,6 +16,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -71,13 +72,15 @@ public class CompletionsResource {
         if (engines.gateway().isPresent()) {
             return Response.ok(EngineCompletions.complete(engines.gateway().get(), body), MediaType.APPLICATION_JSON).build();
         }
-        var r = generator.generate(model -> prompt(body.prompt(), model),
-                new Generator.Sampling(body.maxTokens(), body.temperature(), body.topP(), body.stop(), body.seed(), body.n(), body.policyVersion()));
+        var sampling = new Generator.Sampling(body.maxTokens(), body.temperature(), body.topP(), body.stop(), body.seed(), body.n(),
+                body.policyVersion());
         String id = "cmpl-" + UUID.randomUUID();
         long created = System.currentTimeMillis() / 1000;
         if (Boolean.TRUE.equals(body.stream())) {
-            return Sse.of(chunks(r, id, created, body.logprobs() != null, Sse.includeUsage(body.streamOptions())));
+            var st = generator.stream(model -> prompt(body.prompt(), model), sampling);
+            return Sse.streaming(out -> stream(st, out, id, created, body.logprobs() != null, Sse.includeUsage(body.streamOptions())));
         }
+        var r = generator.generate(model -> prompt(body.prompt(), model), sampling);
         var choices = new ArrayList<Map<String, Object>>();
         for (int i = 0; i < r.completions().size(); i++) {
             Completion c = r.completions().get(i);
@@ -95,32 +98,53 @@ public class CompletionsResource {
         return Response.ok(out, MediaType.APPLICATION_JSON).build();
     }
 
-    /** Per sample a chunk with its text, tokens and log-probs, then one with its finish reason; the usage last when asked for. */
-    private static List<Map<String, Object>> chunks(Generator.Result r, String id, long created, boolean withLogprobs, boolean withUsage) {
-        var chunks = new ArrayList<Map<String, Object>>();
-        for (int i = 0; i < r.completions().size(); i++) {
-            Completion c = r.completions().get(i);
-            var text = new LinkedHashMap<String, Object>();
-            text.put("index", i);
-            text.put("text", c.text());
-            text.put("tokens", c.tokens());
-            text.put("logprobs", withLogprobs ? logprobs(c, r.tokenizer()) : null);
-            text.put("finish_reason", null);
-            chunks.add(chunk(id, created, r.version(), text));
-            var end = new LinkedHashMap<String, Object>();
-            end.put("index", i);
-            end.put("text", "");
-            end.put("logprobs", null);
-            end.put("finish_reason", Generator.finishReason(c));
-            chunks.add(chunk(id, created, r.version(), end));
+    /**
+     * Per sample, a chunk for each token as it is sampled (its text, id and log-prob; text that may
+     * still change — half a character, the start of a stop string — waits for the tokens that settle
+     * it), then one with the rest and the finish reason; the usage last when asked for.
+     */
+    private static void stream(Generator.Streaming st, Sse.Chunks out, String id, long created, boolean withLogprobs, boolean withUsage)
+            throws IOException {
+        var texts = new StreamText[st.n()];
+        for (int i = 0; i < texts.length; i++) {
+            texts[i] = new StreamText(st.tokenizer(), st.stop(), false);
+        }
+        int done = 0;
+        int completionTokens = 0;
+        while (done < st.n()) {
+            switch (st.next()) {
+                case Generator.Event.Tokens t -> {
+                    var d = texts[t.index()].next(t.tokens(), t.logprobs());
+                    if (!d.isEmpty()) {
+                        out.send(chunk(id, created, st.version(), choice(t.index(), d, withLogprobs, st.tokenizer(), null)));
+                    }
+                }
+                case Generator.Event.Done d -> {
+                    Completion c = d.completion();
+                    var rest = texts[d.index()].finish(c, c.text());
+                    out.send(chunk(id, created, st.version(), choice(d.index(), rest, withLogprobs, st.tokenizer(), Generator.finishReason(c))));
+                    completionTokens += c.tokens().length;
+                    done++;
+                }
+                case Generator.Event.Failed f -> throw new ProblemException(500, "Generation failed", f.cause().getMessage());
+            }
         }
         if (withUsage) {
-            var last = header(id, created, r.version(), "text_completion");
+            var last = header(id, created, st.version(), "text_completion");
             last.put("choices", List.of());
-            last.put("usage", usage(r));
-            chunks.add(last);
+            last.put("usage", usage(st.promptTokens(), completionTokens));
+            out.send(last);
         }
-        return chunks;
+    }
+
+    private static Map<String, Object> choice(int index, StreamText.Delta d, boolean withLogprobs, Tokenizer t, String finish) {
+        var m = new LinkedHashMap<String, Object>();
+        m.put("index", index);
+        m.put("text", d.text());
+        m.put("tokens", d.tokens());
+        m.put("logprobs", withLogprobs ? logprobs(d.tokens(), d.logprobs(), t) : null);
+        m.put("finish_reason", finish);
+        return m;
     }
 
     private static Map<String, Object> chunk(String id, long created, long version, Map<String, Object> choice) {
@@ -140,16 +164,23 @@ public class CompletionsResource {
     }
 
     static Map<String, Object> usage(Generator.Result r) {
-        return Map.of("prompt_tokens", r.promptTokens(), "completion_tokens", r.completionTokens(),
-                "total_tokens", r.promptTokens() + r.completionTokens());
+        return usage(r.promptTokens(), r.completionTokens());
+    }
+
+    static Map<String, Object> usage(int promptTokens, int completionTokens) {
+        return Map.of("prompt_tokens", promptTokens, "completion_tokens", completionTokens, "total_tokens", promptTokens + completionTokens);
     }
 
     private static Map<String, Object> logprobs(Completion c, Tokenizer t) {
+        return logprobs(c.tokens(), c.logprobs(), t);
+    }
+
+    private static Map<String, Object> logprobs(int[] tokens, double[] logprobs, Tokenizer t) {
         var strings = new ArrayList<String>();
-        for (int id : c.tokens()) {
+        for (int id : tokens) {
             strings.add(t == null ? String.valueOf(id) : t.decode(new int[] {id}));
         }
-        return Map.of("tokens", strings, "token_logprobs", c.logprobs(), "token_ids", c.tokens());
+        return Map.of("tokens", strings, "token_logprobs", logprobs, "token_ids", tokens);
     }
 
     private static int[] prompt(JsonNode p, LoadedModel model) {

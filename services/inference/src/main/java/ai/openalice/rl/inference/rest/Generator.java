@@ -11,8 +11,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -43,8 +45,62 @@ public class Generator {
         }
     }
 
+    /** What a streamed request hears, sample by sample: tokens as they are sampled, then the completion or the failure. */
+    public sealed interface Event {
+        int index();
+
+        record Tokens(int index, int[] tokens, double[] logprobs) implements Event {}
+
+        record Done(int index, Completion completion) implements Event {}
+
+        record Failed(int index, Throwable cause) implements Event {}
+    }
+
+    /** A request being sampled: the version, the prompt's length, the tokenizer, its stop strings and its events as they come. */
+    public record Streaming(long version, int promptTokens, Tokenizer tokenizer, List<String> stop, int n, BlockingQueue<Event> events) {
+        /** The next event; a 504 when none comes in 10 minutes. */
+        public Event next() {
+            try {
+                Event e = events.poll(10, TimeUnit.MINUTES);
+                if (e == null) {
+                    throw new ProblemException(504, "Timeout", "the generation did not finish in 10 minutes");
+                }
+                return e;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ProblemException(503, "Interrupted", "the service is shutting down");
+            }
+        }
+    }
+
     /** Samples {@code n} completions of the prompt {@code promptOf} builds for the pinned model. */
     public Result generate(Function<LoadedModel, int[]> promptOf, Sampling s) {
+        var started = start(promptOf, s, null);
+        var completions = new ArrayList<Completion>();
+        for (var f : started.futures()) {
+            completions.add(await(f));
+        }
+        return new Result(completions, completions.getLast().policyVersion(), started.promptTokens(), started.tokenizer());
+    }
+
+    /**
+     * The same, streamed: the samples are queued as {@link #generate} queues them, and each token is an
+     * event as soon as the batch loop samples it. A request that cannot be queued fails here, before
+     * anything is streamed (a clear 4xx or 503 rather than a broken stream).
+     */
+    public Streaming stream(Function<LoadedModel, int[]> promptOf, Sampling s) {
+        var events = new LinkedBlockingQueue<Event>();
+        var started = start(promptOf, s, events);
+        for (int i = 0; i < started.futures().size(); i++) {
+            int index = i;
+            started.futures().get(i).whenComplete((c, e) -> events.add(e == null ? new Event.Done(index, c) : new Event.Failed(index, e)));
+        }
+        return new Streaming(started.version(), started.promptTokens(), started.tokenizer(), stops(s.stop()), started.futures().size(), events);
+    }
+
+    private record Started(List<CompletableFuture<Completion>> futures, long version, int promptTokens, Tokenizer tokenizer) {}
+
+    private Started start(Function<LoadedModel, int[]> promptOf, Sampling s, BlockingQueue<Event> events) {
         int n = s.n() == null ? 1 : s.n();
         if (n < 1 || n > MAX_N) {
             throw ProblemException.badRequest("n must be in 1.." + MAX_N + ", got " + n);
@@ -61,7 +117,9 @@ public class Generator {
                     model = acquire(s.policyVersion() == null ? model.version() : s.policyVersion());
                     acquired++;
                 }
-                var f = scheduler.submit(request(s, prompt, i, model.version()), model);
+                int index = i;
+                var f = scheduler.submit(request(s, prompt, i, model.version()), model,
+                        events == null ? BatchScheduler.Progress.NONE : (tokens, logprobs) -> events.add(new Event.Tokens(index, tokens, logprobs)));
                 if (f.isEmpty()) {
                     throw new ProblemException(503, "Busy", "the request queue is full; retry later");
                 }
@@ -75,11 +133,7 @@ public class Generator {
                 registry.release(model);
             }
         }
-        var completions = new ArrayList<Completion>();
-        for (var f : futures) {
-            completions.add(await(f));
-        }
-        return new Result(completions, completions.getLast().policyVersion(), prompt.length, tokenizer);
+        return new Started(futures, model.version(), prompt.length, tokenizer);
     }
 
     private LoadedModel acquire(Long pin) {
@@ -88,17 +142,22 @@ public class Generator {
                 : new ProblemException(404, "Unknown version", "policy version " + pin + " is not loaded; loaded: " + registry.versions()));
     }
 
-    private static CompletionRequest request(Sampling s, int[] prompt, int i, long version) {
-        List<String> stop = new ArrayList<>();
-        if (s.stop() != null && !s.stop().isNull()) {
-            if (s.stop().isTextual()) {
-                stop.add(s.stop().asText());
-            } else if (s.stop().isArray()) {
-                s.stop().forEach(x -> stop.add(x.asText()));
+    private static List<String> stops(JsonNode stop) {
+        List<String> out = new ArrayList<>();
+        if (stop != null && !stop.isNull()) {
+            if (stop.isTextual()) {
+                out.add(stop.asText());
+            } else if (stop.isArray()) {
+                stop.forEach(x -> out.add(x.asText()));
             } else {
                 throw new IllegalArgumentException("stop must be a string or an array of strings");
             }
         }
+        return out;
+    }
+
+    private static CompletionRequest request(Sampling s, int[] prompt, int i, long version) {
+        List<String> stop = stops(s.stop());
         Long seed = s.seed() == null ? null : s.seed() + i;
         return new CompletionRequest(prompt, s.maxTokens() == null ? 16 : s.maxTokens(), s.temperature() == null ? 1.0 : s.temperature(),
                 s.topP() == null ? 1.0 : s.topP(), seed, stop, version);

@@ -48,7 +48,18 @@ public class BatchScheduler {
     private volatile boolean running;
     private Thread loop;
 
-    private record Job(Generation gen, LoadedModel model, int[] prompt, CompletableFuture<Completion> result) {}
+    /** Hears each token a generation takes that does not end it (called on the batch loop: it must not block). */
+    public interface Progress {
+        void tokens(int[] tokens, double[] logprobs);
+
+        Progress NONE = (tokens, logprobs) -> {};
+    }
+
+    private record Job(Generation gen, LoadedModel model, int[] prompt, CompletableFuture<Completion> result, Progress progress) {
+        void advanced() {
+            progress.tokens(gen.tokens(), gen.logprobs());
+        }
+    }
 
     private static final class Active {
         final Job job;
@@ -77,10 +88,20 @@ public class BatchScheduler {
         }
     }
 
+    /** Sequences being decoded now (the inference_active_sequences gauge). */
+    public int activeSequences() {
+        return activeCount.get();
+    }
+
     /** Queues a generation on {@code model} (already acquired); the future ends with its completion. Empty when the queue is full. */
     public Optional<CompletableFuture<Completion>> submit(CompletionRequest request, LoadedModel model) {
+        return submit(request, model, Progress.NONE);
+    }
+
+    /** The same, with {@code progress} told of each token as it is sampled (a stream's). */
+    public Optional<CompletableFuture<Completion>> submit(CompletionRequest request, LoadedModel model, Progress progress) {
         var gen = new Generation(request, model.tokenizer(), model.manifest().contextLength());
-        var job = new Job(gen, model, request.prompt(), new CompletableFuture<>());
+        var job = new Job(gen, model, request.prompt(), new CompletableFuture<>(), progress);
         return waiting.offer(job) ? Optional.of(job.result()) : Optional.empty();
     }
 
@@ -140,6 +161,7 @@ public class BatchScheduler {
                 decoder.remember(job.prompt(), job.gen().tokens(), seq[0]);
                 finish(job);
             } else {
+                job.advanced();
                 Group g = groups.computeIfAbsent(job.model(), k -> new Group());
                 g.actives.add(new Active(job, seq[0], next));
                 g.changed = true;
@@ -183,6 +205,7 @@ public class BatchScheduler {
                     g.changed = true;
                 } else {
                     a.next = next;
+                    a.job.advanced();
                 }
             }
             if (g.changed) {
