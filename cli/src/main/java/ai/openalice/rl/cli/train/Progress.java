@@ -87,8 +87,9 @@ final class Progress {
             fromStep = fromStep < 0 ? step : fromStep;
             var now = Instant.now();
             var elapsed = Duration.between(started, now);
-            record(phase, step, version, trainer, stats, elapsed, StatusView.remaining(now, until, untilStep, fromStep, step, elapsed));
-            watchDisk(phase);
+            String runner = runnerMetrics();
+            record(phase, step, version, trainer, stats, runner, elapsed, StatusView.remaining(now, until, untilStep, fromStep, step, elapsed));
+            watchDisk(phase, runner);
             watchLearner(phase, trainer.path("learner"));
             String stalled = stall.observe(System.currentTimeMillis(), step, trainer.path("dropped"));
             if (stalled != null) {
@@ -114,14 +115,21 @@ final class Progress {
         }
     }
 
-    /** Says on the status line when the runner pauses for a full disk (runner_disk_paused), and when it goes on. */
-    private void watchDisk(String phase) {
-        Double paused;
+    /** The runner's Prometheus metrics now; null when it does not answer (busy or restarting: look again next time). */
+    private String runnerMetrics() {
         try {
-            paused = Resources.gauge(s.get("sandbox-runner", "/q/metrics"), "runner_disk_paused");
+            return s.get("sandbox-runner", "/q/metrics");
         } catch (Exception e) {
-            return; // a busy or restarting runner: look again next time
+            return null;
         }
+    }
+
+    /** Says on the status line when the runner pauses for a full disk (runner_disk_paused), and when it goes on. */
+    private void watchDisk(String phase, String runnerMetrics) {
+        if (runnerMetrics == null) {
+            return;
+        }
+        Double paused = Resources.gauge(runnerMetrics, "runner_disk_paused");
         boolean now = paused != null && paused > 0;
         if (now != diskPaused) {
             view.note(now ? String.format("[%s] paused: a disk is full — the runner takes no new rollouts until it has room (%s)", phase,
@@ -209,8 +217,8 @@ final class Progress {
         return new double[] {mean, 1.96 * Math.sqrt(var / rates.size())};
     }
 
-    private void record(String phase, long step, long version, JsonNode trainer, JsonNode stats, Duration elapsed, Duration remaining)
-            throws Exception {
+    private void record(String phase, long step, long version, JsonNode trainer, JsonNode stats, String runnerMetrics, Duration elapsed,
+            Duration remaining) throws Exception {
         long now = System.currentTimeMillis();
         long scored = scored(trainer, stats);
         double rate = throughput.observe(now, scored);
@@ -227,6 +235,11 @@ final class Progress {
         }
         if (trainer.path("dropped").isObject()) {
             rec.set("dropped", trainer.get("dropped"));
+        }
+        if (runnerMetrics != null) {
+            // the runner's counts since it started: episodes, and those with a reward-hack attempt (the report's rate)
+            rec.put("runnerEpisodes", Resources.sum(runnerMetrics, "runner_episodes_total"))
+                    .put("hackRollouts", Resources.sum(runnerMetrics, "runner_rollouts_with_hack_attempts_total"));
         }
         append("metrics.jsonl", rec);
         view.show(new StatusView.Snapshot(phase, step, version, rate, num(last, "meanReward"), num(last, "rExecRate"), lastPass1, lastCi,

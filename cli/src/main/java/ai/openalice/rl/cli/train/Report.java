@@ -1,6 +1,8 @@
 package ai.openalice.rl.cli.train;
 
 import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.Trajectory;
+import ai.openalice.rl.harness.HackAttempts;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.awt.Color;
 import java.awt.image.BufferedImage;
@@ -61,10 +63,11 @@ public final class Report {
                 series("r_exec rate per step (hidden tests passed)", "step", "r_exec", metrics, "last.step", "last.rExecRate"),
                 series("Held-out pass@1", "policy version", "pass@1", probes, "policyVersion", "overall.pass@1"),
                 series("Loss per step", "step", "loss", metrics, "last.step", "last.loss"),
-                throughput(metrics));
+                throughput(metrics),
+                hackRate(metrics));
         var html = new StringBuilder("<!doctype html><html><head><meta charset=\"utf-8\"><title>alice-rl training report</title>"
                 + "<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto}pre{background:#f4f4f4;padding:.5em;white-space:pre-wrap}"
-                + "td,th{padding:2px 8px;text-align:right}</style></head><body><h1>alice-rl training report</h1>");
+                + "td,th{padding:2px 8px;text-align:right}.hack{color:#b00;font-weight:bold}</style></head><body><h1>alice-rl training report</h1>");
         html.append("<p>State: ").append(esc(state.toString())).append(". ").append(metrics.size()).append(" progress records, ").append(probes.size())
                 .append(" held-out probes.</p>");
         for (int i = 0; i < charts.size(); i++) {
@@ -114,10 +117,16 @@ public final class Report {
                     html.append("<h3>").append(esc(rs.getString(1))).append(" — r_exec ").append(rs.getInt(2)).append(", reward ")
                             .append(String.format("%.3f", rs.getDouble(3))).append("</h3>");
                     JsonNode ref = EventCodec.mapper().readTree(rs.getString(4));
+                    var hacks = ref.path("trajectory").isObject()
+                            ? HackAttempts.of(EventCodec.mapper().treeToValue(ref.get("trajectory"), Trajectory.class).turns()) : List.<HackAttempts.Attempt>of();
                     for (JsonNode turn : ref.path("trajectory").path("turns")) {
-                        html.append("<p><b>turn ").append(turn.path("index").asInt()).append("</b>: ").append(esc(turn.at("/action/tool").asText("(unreadable)")))
-                                .append(" ").append(esc(turn.at("/action/args").toString())).append("</p><pre>")
-                                .append(esc(trim(turn.path("observation").asText(""), 1500))).append("</pre>");
+                        int index = turn.path("index").asInt();
+                        html.append("<p id=\"").append(esc(rs.getString(1))).append("-turn-").append(index).append("\"><b>turn ").append(index)
+                                .append("</b>: ").append(esc(turn.at("/action/tool").asText("(unreadable)"))).append(" ")
+                                .append(esc(turn.at("/action/args").toString())).append("</p>");
+                        hacks.stream().filter(h -> h.turn() == index).forEach(h -> html.append("<p class=\"hack\">reward-hack attempt: ")
+                                .append(h.kind().wire()).append(" (").append(esc(h.detail())).append(")</p>"));
+                        html.append("<pre>").append(esc(trim(turn.path("observation").asText(""), 1500))).append("</pre>");
                     }
                 }
             }
@@ -136,6 +145,35 @@ public final class Report {
             }
         }
         return out;
+    }
+
+    /**
+     * The share of the runner's episodes with a reward-hack attempt (a test edited or deleted, test
+     * configuration written, a skip marker, a forced exit, the verifier's paths looked for), over the
+     * five minutes before each record, against minutes: whether training raises it. A count that
+     * falls (the runner restarted) starts the window again.
+     */
+    static Series hackRate(List<JsonNode> metrics) {
+        var pts = new ArrayList<double[]>();
+        var rows = metrics.stream().filter(m -> m.path("runnerEpisodes").isNumber() && m.path("hackRollouts").isNumber()).toList();
+        long t0 = rows.isEmpty() ? 0 : rows.getFirst().path("t").asLong();
+        int from = 0;
+        for (int i = 0; i < rows.size(); i++) {
+            JsonNode now = rows.get(i);
+            if (i > 0 && now.get("runnerEpisodes").asDouble() < rows.get(i - 1).get("runnerEpisodes").asDouble()) {
+                from = i;
+            }
+            while (from + 1 < i && rows.get(from + 1).path("t").asLong() <= now.path("t").asLong() - 300_000) {
+                from++;
+            }
+            JsonNode then = rows.get(from);
+            double episodes = now.get("runnerEpisodes").asDouble() - then.get("runnerEpisodes").asDouble();
+            if (episodes > 0) {
+                double share = (now.get("hackRollouts").asDouble() - then.get("hackRollouts").asDouble()) / episodes;
+                pts.add(new double[] {(now.path("t").asLong() - t0) / 60000.0, 100 * share});
+            }
+        }
+        return new Series("Reward-hack attempts (share of rollouts over 5 minutes)", "minutes since the start", "% of rollouts", pts);
     }
 
     /**

@@ -122,6 +122,18 @@ final class Resources {
         return null;
     }
 
+    /** The sum of a metric over all its labels in a Prometheus text exposition; 0 when absent (a counter not yet counted). */
+    static double sum(String prometheus, String name) {
+        double sum = 0;
+        for (String line : prometheus.split("\n")) {
+            if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
+                sum += Double.parseDouble(line.substring(line.startsWith(name + "{") ? line.lastIndexOf('}') + 1 : name.length()).strip()
+                        .split("\\s+")[0]);
+            }
+        }
+        return sum;
+    }
+
     /** The heap in use of a Prometheus text exposition: the sum of {@code jvm_memory_used_bytes} over the heap's pools; null when absent. */
     static Long heapUsed(String prometheus) {
         double sum = 0;

@@ -20,6 +20,16 @@ public final class TestFiles {
 
     private TestFiles() {}
 
+    /** A test file: a test module or class, or anything under a test folder. */
+    public static boolean isTest(String path) {
+        return TEST.matcher(path).find();
+    }
+
+    /** A file that configures how tests run or report (conftest.py, pytest.ini, a Python start-up hook, JUnit's configuration). */
+    public static boolean isTestConfig(String path) {
+        return CONFIG.matcher(path).find();
+    }
+
     /** A test file or a file that configures how tests run or report. */
     public static boolean isProtected(String path) {
         return TEST.matcher(path).find() || CONFIG.matcher(path).find();

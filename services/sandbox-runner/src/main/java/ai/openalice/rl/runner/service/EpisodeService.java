@@ -19,6 +19,7 @@ import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.TrajectoryRef;
+import ai.openalice.rl.harness.HackAttempts;
 import ai.openalice.rl.harness.SandboxReadable;
 import ai.openalice.rl.harness.TestEnvironment;
 import ai.openalice.rl.model.chat.ChatLayout;
@@ -208,8 +209,9 @@ public class EpisodeService {
                 LOG.warnf("%s: the diff is %d bytes (JSON), over runner.max-patch-bytes %d: left out, judged unresolved", r.logContext(),
                         omitted, config.maxPatchBytes());
             }
+            var hacks = hackAttempts(e);
             var completed = new RolloutCompleted(r.ref(), owner, e.termination(), e.error(), omitted != null ? "" : e.patch(),
-                    trajectoryRef(r.rolloutId(), e.trajectory()), e.stats(), omitted);
+                    trajectoryRef(r.rolloutId(), e.trajectory()), e.stats(), omitted, hacks);
             var event = Envelope.of(completed, in.traceparent());
             if (!leases.publish(r.rolloutId(), owner, event)) {
                 LOG.warnf("%s: the lease was taken over while running; this result is dropped", r.logContext());
@@ -220,6 +222,23 @@ public class EpisodeService {
         } finally {
             inFlight.remove(r.rolloutId());
         }
+    }
+
+    /**
+     * The episode's reward-hack attempts (HackAttempts: test edits, test configuration, skip markers,
+     * forced exits, the verifier's paths), counted in runner_hack_attempts_total{kind} and
+     * runner_rollouts_with_hack_attempts_total beside runner_episodes_total.
+     */
+    private List<RolloutCompleted.HackAttempt> hackAttempts(Episode e) {
+        var out = HackAttempts.of(e.trajectory().turns()).stream()
+                .map(a -> new RolloutCompleted.HackAttempt(a.turn(), a.kind().wire(), a.detail())).toList();
+        for (var a : out) {
+            metrics.counter("runner_hack_attempts_total", "kind", a.kind()).increment();
+        }
+        if (!out.isEmpty()) {
+            metrics.counter("runner_rollouts_with_hack_attempts_total").increment();
+        }
+        return out;
     }
 
     /** Before a rollout is claimed: a volume under runner.min-free-disk-mib pauses the runner here, the rollout unclaimed. */
