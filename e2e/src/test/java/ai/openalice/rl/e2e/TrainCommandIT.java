@@ -1,17 +1,27 @@
 package ai.openalice.rl.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.cli.AliceRl;
 import ai.openalice.rl.cli.suite.TinySwe;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.testkit.Engines;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
@@ -33,10 +43,12 @@ class TrainCommandIT {
         var out = new StringWriter();
         var sockets = new ConcurrentHashMap<String, ListeningSockets.Socket>();
         var watching = new AtomicBoolean(true);
+        var scraper = new Scraper(state.resolveSibling(state.getFileName() + "-prometheus"));
         Thread watcher = Thread.ofPlatform().daemon().start(() -> {
             while (watching.get()) {
                 try {
                     ListeningSockets.ofDescendants().forEach(k -> sockets.putIfAbsent(k.pid() + " " + k.address(), k));
+                    scraper.watch(sockets.values());
                     Thread.sleep(1000);
                 } catch (Exception e) {
                     return;
@@ -50,6 +62,7 @@ class TrainCommandIT {
         watching.set(false);
         watcher.join();
         assertEquals(0, exit, out.toString());
+        scraper.check();
         assertTrue(sockets.values().stream().allMatch(ListeningSockets.Socket::loopback), "listening beyond loopback: " + sockets.values());
         long services = sockets.values().stream().map(ListeningSockets.Socket::pid).distinct().count();
         assertTrue(services >= 7, "six services and the broker seen listening, on loopback: " + sockets.values());
@@ -72,6 +85,91 @@ class TrainCommandIT {
         assertTrue(out.toString().contains("[stack] stopping Kafka"), "the broker it started is stopped");
         for (String s : List.of("inference", "trainer", "rubric-prm", "verifier", "sandbox-runner", "task-dispatcher")) {
             assertTrue(Files.exists(state.resolve("logs/" + s + ".log")), s);
+        }
+    }
+
+    /**
+     * A real Prometheus (Debian's) scraping the running services: started once the six answer
+     * {@code /q/metrics}; afterwards every dashboard query and every alert expression of the chart
+     * (its default thresholds) is evaluated at the last moment all six were up — without error, the
+     * dashboard's with data (but for the two that only have data when it happens), and every metric
+     * an alert reads with data.
+     */
+    static final class Scraper {
+        /** Dashboard panels whose series exist only when it happens: a tinker learner's engine, a group left out of training. */
+        private static final Set<String> ONLY_WHEN_IT_HAPPENS = Set.of("trainer_learner_engine_away", "trainer_dropped_total");
+        private final Path dir;
+        private final List<String> targets = new ArrayList<>();
+        private RealPrometheus prometheus;
+        private long allUpAt;
+
+        Scraper(Path dir) {
+            this.dir = dir;
+        }
+
+        void watch(Collection<ListeningSockets.Socket> sockets) throws Exception {
+            if (prometheus == null) {
+                var found = new ArrayList<String>();
+                for (var socket : sockets) {
+                    String target = "127.0.0.1:" + socket.address().substring(socket.address().lastIndexOf(':') + 1);
+                    if (!found.contains(target) && servesMetrics(target)) {
+                        found.add(target);
+                    }
+                }
+                if (found.size() >= 6) {
+                    targets.addAll(found);
+                    prometheus = RealPrometheus.scraping(targets, dir);
+                }
+                return;
+            }
+            if (prometheus.targets().values().stream().filter("up"::equals).count() >= 6) {
+                allUpAt = System.currentTimeMillis();
+            }
+        }
+
+        private static boolean servesMetrics(String target) {
+            try {
+                var r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://" + target + "/q/metrics")).timeout(Duration.ofSeconds(2))
+                        .build(), HttpResponse.BodyHandlers.ofString());
+                return r.statusCode() == 200 && r.body().contains("jvm_memory_used_bytes");
+            } catch (Exception e) {
+                return false;
+            }
+        }
+
+        void check() throws Exception {
+            assertNotNull(prometheus, "Prometheus never started: the six services were not seen serving /q/metrics");
+            try {
+                assertTrue(allUpAt > 0, "Prometheus never saw the six services up: " + prometheus.targets());
+                double at = (allUpAt - 3000) / 1000.0;
+                Path chart = Path.of(System.getProperty("alice.services")).getParent().resolve("helm/alice-rl");
+                var problems = new ArrayList<String>();
+                for (var q : RealPrometheus.dashboardQueries(chart).entrySet()) {
+                    JsonNode r = prometheus.query(q.getValue(), at);
+                    boolean optional = RealPrometheus.metrics(q.getValue()).stream().anyMatch(ONLY_WHEN_IT_HAPPENS::contains);
+                    if (!"success".equals(r.path("status").asText())) {
+                        problems.add("the dashboard's '" + q.getKey() + "': " + r);
+                    } else if (!optional && r.at("/data/result").isEmpty()) {
+                        problems.add("the dashboard's '" + q.getKey() + "' has no data: " + q.getValue());
+                    }
+                }
+                var alerts = RealPrometheus.alertExpressions(chart);
+                assertTrue(alerts.size() >= 8, alerts.keySet().toString());
+                for (var a : alerts.entrySet()) {
+                    JsonNode r = prometheus.query(a.getValue(), at);
+                    if (!"success".equals(r.path("status").asText())) {
+                        problems.add(a.getKey() + ": " + r);
+                    }
+                    for (String metric : RealPrometheus.metrics(a.getValue())) {
+                        if (prometheus.query(metric, at).at("/data/result").isEmpty()) {
+                            problems.add(a.getKey() + " reads " + metric + ", which has no data");
+                        }
+                    }
+                }
+                assertTrue(problems.isEmpty(), String.join("\n", problems));
+            } finally {
+                prometheus.close();
+            }
         }
     }
 }

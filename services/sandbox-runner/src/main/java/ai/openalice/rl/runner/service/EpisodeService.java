@@ -130,6 +130,11 @@ public class EpisodeService {
         };
         policies = new PolicyFactory(config, tokenizer, format, clientToken.supplier());
         metrics.gaugeCollectionSize("runner_episodes_in_flight", List.of(), inFlight);
+        // at 0 from the start, so that a rate over them reads 0 rather than nothing until the first attempt
+        metrics.counter("runner_rollouts_with_hack_attempts_total");
+        for (var kind : HackAttempts.Kind.values()) {
+            metrics.counter("runner_hack_attempts_total", "kind", kind.wire());
+        }
         disk = DiskSpace.of(List.of(config.artifactDir(), config.sandboxRoot()), config.minFreeDiskMib() << 20);
         metrics.gauge("runner_disk_paused", disk, d -> d.paused() ? 1 : 0);
         metrics.gauge("runner_disk_free_bytes", disk, d -> d.leastFree());

@@ -19,14 +19,22 @@ public final class TrainerMeters {
 
     public TrainerMeters(MeterRegistry registry) {
         this.registry = registry;
+        // the batch's reward figures exist from the start, not a value until a step has one (NaN: a gap on a chart, not a 0)
+        for (String name : new String[] {"trainer_mean_reward", "trainer_r_exec_rate", "trainer_s_prm_mean"}) {
+            gauge(name, Double.NaN);
+        }
+        // and the step's counters at 0, so that a rate over them reads 0 rather than nothing before this process's first step
+        for (String name : new String[] {"trainer_samples_total", "trainer_tokens_total", "trainer_wait_seconds_total", "trainer_compute_seconds_total"}) {
+            registry.counter(name);
+        }
     }
 
-    /** The checkpoints' volume: its free bytes, and how often a checkpoint met it full and waited for room. */
     /** trainer_learner_engine_away: 1 while the learner's engine (trainer.learner=tinker) is away and waited for. */
     void engineAway(AtomicLong away) {
         registry.gauge("trainer_learner_engine_away", away, AtomicLong::get);
     }
 
+    /** The checkpoints' volume: its free bytes, and how often a checkpoint met it full and waited for room. */
     void disk(Path checkpoints, AtomicLong fullVolumeWaits) {
         registry.gauge("trainer_disk_free_bytes", checkpoints, p -> DiskSpace.usableBytes(p));
         registry.more().counter("trainer_disk_full_waits_total", List.of(), fullVolumeWaits);
@@ -35,6 +43,12 @@ public final class TrainerMeters {
     private void gauge(String name, double value) {
         gauges.computeIfAbsent(name, n -> registry.gauge(n, new AtomicLong(), a -> Double.longBitsToDouble(a.get())))
                 .set(Double.doubleToLongBits(value));
+    }
+
+    /** Where a (re)started trainer stands, before its first step: trainer_step and trainer_policy_version. */
+    void at(long step, long policyVersion) {
+        gauge("trainer_step", step);
+        gauge("trainer_policy_version", policyVersion);
     }
 
     void step(TrainingMetrics m, double gradNorm, double lr) {

@@ -83,8 +83,13 @@ public final class TrainingLoop implements Runnable {
         }
     }
 
-    /** Loads the latest checkpoint, or starts and publishes v0. */
+    /** Loads the latest checkpoint, or starts and publishes v0; the step and version gauges read where it stands from the start. */
     public void start() {
+        begin();
+        meters.at(step, policyVersion);
+    }
+
+    private void begin() {
         writer.sweepUnfinished();
         var latest = store.latest();
         if (tinker != null) {
