@@ -10,6 +10,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.stream.DoubleStream;
 
 /**
  * What a run holds, once a minute, as one record in {@code <state>/resources.jsonl}: each service's
@@ -113,25 +114,20 @@ final class Resources {
 
     /** The value of an unlabelled gauge {@code name} in a Prometheus text exposition; null when absent. */
     static Double gauge(String prometheus, String name) {
-        for (String line : prometheus.split("\n")) {
-            if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
-                return Double.parseDouble(line.substring(line.startsWith(name + "{") ? line.lastIndexOf('}') + 1 : name.length()).strip()
-                        .split("\\s+")[0]);
-            }
-        }
-        return null;
+        var first = values(prometheus, name).findFirst();
+        return first.isPresent() ? first.getAsDouble() : null;
     }
 
     /** The sum of a metric over all its labels in a Prometheus text exposition; 0 when absent (a counter not yet counted). */
     static double sum(String prometheus, String name) {
-        double sum = 0;
-        for (String line : prometheus.split("\n")) {
-            if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
-                sum += Double.parseDouble(line.substring(line.startsWith(name + "{") ? line.lastIndexOf('}') + 1 : name.length()).strip()
-                        .split("\\s+")[0]);
-            }
-        }
-        return sum;
+        return values(prometheus, name).sum();
+    }
+
+    /** The values of every sample of metric {@code name} (exactly that name, with or without labels), in order. */
+    private static DoubleStream values(String prometheus, String name) {
+        return prometheus.lines().filter(line -> line.startsWith(name + " ") || line.startsWith(name + "{"))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.startsWith(name + "{") ? line.lastIndexOf('}') + 1 : name.length())
+                        .strip().split("\\s+")[0]));
     }
 
     /** The heap in use of a Prometheus text exposition: the sum of {@code jvm_memory_used_bytes} over the heap's pools; null when absent. */
