@@ -7,6 +7,8 @@ import java.util.Objects;
  * The composed reward of one rollout ({@code R = (1−γ)·sPrm} if {@code rExec = 0}, {@code γ + (1−γ)·sPrm}
  * if {@code rExec = 1}), or its masking: a masked rollout has no reward and is excluded from its
  * group's baseline. {@code maskKind} says why for code, {@code maskReason} for people.
+ * {@code stepUtilities}: the rubric's step utility of each turn's action given the turns before it
+ * (null when masked, or from a producer before they were carried).
  */
 public record RewardScored(
         RolloutRef ref,
@@ -20,11 +22,13 @@ public record RewardScored(
         Double reward,
         Integer rubricVersion,
         List<Criterion> criteria,
-        TrajectoryRef trajectory) implements RolloutEvent {
+        TrajectoryRef trajectory,
+        @Added("episode traces") List<Double> stepUtilities) implements RolloutEvent {
 
     public RewardScored {
         Objects.requireNonNull(ref, "ref");
         criteria = List.copyOf(criteria);
+        stepUtilities = stepUtilities == null ? null : List.copyOf(stepUtilities);
         if (masked && maskKind == null) {
             throw new IllegalArgumentException("a masked rollout says why (maskKind)");
         }

@@ -79,7 +79,7 @@ final class Samples {
                         new VerificationCompleted.Explanation(null, 0, "Ran 2 tests in 0.001s\n\nOK\n")),
                 new RewardScored(ref(), false, null, null, Termination.SUBMITTED, 1, 0.75, 0.8,
                         0.8 + 0.2 * 0.75, 1, List.of(new RewardScored.Criterion("budget_awareness", 1.0, 0.75, "6 of 50 steps")),
-                        new TrajectoryRef.Stored(new ArtifactRef("file:///var/alice/trajectories/y.json", SHA, 4096))),
+                        new TrajectoryRef.Stored(new ArtifactRef("file:///var/alice/trajectories/y.json", SHA, 4096)), List.of(0.5, 0.9, 1.0)),
                 new CheckpointPublished(4, 40, new ArtifactRef("file:///var/alice/ckpt/v4/model.onnx", SHA, 1 << 20),
                         new ArtifactRef("file:///var/alice/ckpt/v4/manifest.json", SHA, 512), null, Map.of("loss", 0.125),
                         new CheckpointPublished.Terms(0.7, false, 4, 1, 4096), "tinker://model_e5633/sampler_weights/v4"),
@@ -88,6 +88,6 @@ final class Samples {
                 new TaskAccepted("acme__calc-42", 2, SHA, sweBenchTask()),
                 new RewardScored(ref(), true, "verification infra_error: sandbox did not start",
                         MaskKind.VERIFICATION_INFRA_ERROR, Termination.SUBMITTED, null, null, 0.8, null, null, List.of(),
-                        new TrajectoryRef.Inline(trajectory())));
+                        new TrajectoryRef.Inline(trajectory()), null));
     }
 }

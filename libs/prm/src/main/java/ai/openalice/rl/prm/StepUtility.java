@@ -1,5 +1,8 @@
 package ai.openalice.rl.prm;
 
+import ai.openalice.rl.events.Termination;
+import ai.openalice.rl.events.Trajectory;
+import ai.openalice.rl.events.Turn;
 import ai.openalice.rl.harness.TestFiles;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +18,35 @@ public final class StepUtility {
 
     /** A candidate action: tool and its main argument (command, path or pattern); tool empty for an unreadable answer. */
     public record Candidate(String tool, String command, String subject) {}
+
+    /**
+     * The utility of each turn's own action given the turns before it, in turn order: how the rubric
+     * judged every step of an episode (carried on rewards.scored, shown on the episode's trace).
+     */
+    public static List<Double> ofEpisode(Trajectory t, Privileged p, int maxSteps) {
+        var out = new ArrayList<Double>();
+        var turns = t.turns();
+        for (int i = 0; i < turns.size(); i++) {
+            var before = EpisodeFacts.of(new Trajectory(turns.subList(0, i)), "", maxSteps, Termination.SUBMITTED);
+            out.add(utilities(before, p, List.of(candidate(turns.get(i)))).get(0));
+        }
+        return out;
+    }
+
+    /** A turn's action as a candidate: its tool, the editor's command, and its main argument as {@link EpisodeFacts} reads it. */
+    static Candidate candidate(Turn turn) {
+        var a = turn.action();
+        if (a == null || a.parseError() != null || a.tool() == null || a.tool().isEmpty()) {
+            return new Candidate("", "", "");
+        }
+        String subject = switch (a.tool()) {
+            case "bash" -> a.args().path("command").asText("");
+            case "file_editor" -> a.args().path("path").asText("");
+            case "search" -> a.args().path("pattern").asText("");
+            default -> "";
+        };
+        return new Candidate(a.tool(), a.tool().equals("file_editor") ? a.args().path("command").asText("") : "", subject);
+    }
 
     public static List<Double> utilities(EpisodeFacts soFar, Privileged p, List<Candidate> candidates) {
         var out = new ArrayList<Double>();

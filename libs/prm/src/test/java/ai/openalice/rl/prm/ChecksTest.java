@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import ai.openalice.rl.events.Action;
 import ai.openalice.rl.events.Termination;
+import ai.openalice.rl.events.Trajectory;
+import ai.openalice.rl.events.Turn;
 import ai.openalice.rl.events.task.TaskParser;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
@@ -145,6 +148,28 @@ class ChecksTest {
                 "after an edit and a failed python3 x.py, no test run yet");
         assertEquals(List.of(0.0, 0.05, 0.8, 1.0, 0.3, 0.5, 0.5, 0.7, 0.5, 0.05, 0.5), StepUtility.utilities(nothing, gold, c), "at the start");
         assertEquals(1.0, StepUtility.utilities(testedToo, gold, c).get(9), "submitting after an edit and a test run");
+    }
+
+    @Test
+    void stepUtilityOfEachTurnGivenTheTurnsBeforeIt() {
+        var gold = new Privileged(Set.of("calc/ops.py"), 2, List.of(), "pytest");
+        var json = new ObjectMapper();
+        var turns = List.of(
+                turn(0, new Action("bash", json.createObjectNode().put("command", "pytest -q"), null), "[exit code 1]\n1 failed"),
+                turn(1, new Action("file_editor", json.createObjectNode().put("command", "view").put("path", "calc/ops.py"), null), "def add"),
+                turn(2, new Action("file_editor", json.createObjectNode().put("command", "str_replace").put("path", "calc/ops.py"), null), "edited"),
+                turn(3, new Action("bash", json.createObjectNode().put("command", "pytest -q"), null), "[exit code 0]\n2 passed"),
+                turn(4, new Action("", null, "no tool call"), "no tool call"),
+                turn(5, new Action("submit", json.createObjectNode(), null), "Submitted."));
+        // by hand from the rules: tests before any edit 0.7; viewing a gold file 0.8; editing it 1.0; the same test command
+        // again — it failed before (turn 0), so 0.1 although an edit came since; an unreadable answer 0; submitting after
+        // an edit and a test run 1.0
+        assertEquals(List.of(0.7, 0.8, 1.0, 0.1, 0.0, 1.0), StepUtility.ofEpisode(new Trajectory(turns), gold, 20));
+        assertEquals(List.of(), StepUtility.ofEpisode(new Trajectory(List.of()), gold, 20));
+    }
+
+    private static Turn turn(int i, Action a, String observation) {
+        return new Turn(i, List.of(), List.of(), List.of(), 0, a, observation, 1, 1);
     }
 
     @Test

@@ -97,7 +97,7 @@ final class DispatcherFixture {
     static RewardScored reward(String task, UUID group, UUID rollout, int rExec, double sPrm, Termination end) {
         double r = rExec == 1 ? 0.8 + 0.2 * sPrm : 0.2 * sPrm;
         return new RewardScored(ref(task, group, rollout), false, null, null, end, rExec, sPrm, 0.8, r, 1, List.of(),
-                new TrajectoryRef.Inline(new Trajectory(List.of())));
+                new TrajectoryRef.Inline(new Trajectory(List.of())), null);
     }
 
     /** Every record on {@code topic} (from the beginning): at least {@code atLeast} within {@code wait}, then 1.5 s more for any that follow. */

@@ -98,11 +98,11 @@ class TrainerServiceTest {
                 new Action("submit", null, null), "Submitted.", 1, 1)));
         if (infra) {
             return new RewardScored(ref, true, "episode ended in infra_error", MaskKind.EPISODE_INFRA_ERROR, Termination.INFRA_ERROR, null, null,
-                    0.8, null, null, List.of(), new TrajectoryRef.Inline(new Trajectory(List.of())));
+                    0.8, null, null, List.of(), new TrajectoryRef.Inline(new Trajectory(List.of())), null);
         }
         double r = rExec == 1 ? 0.9 : 0.1;
         return new RewardScored(ref, false, null, null, Termination.SUBMITTED, rExec, 0.5, 0.8, r, 1, List.of(),
-                new TrajectoryRef.Inline(t));
+                new TrajectoryRef.Inline(t), null);
     }
 
     static List<ConsumerRecord<String, byte[]>> records(String topic, int atLeast) {

@@ -19,6 +19,7 @@ import ai.openalice.rl.prm.Privileged;
 import ai.openalice.rl.prm.Rubric;
 import ai.openalice.rl.prm.RubricParser;
 import ai.openalice.rl.prm.Scorer;
+import ai.openalice.rl.prm.StepUtility;
 import ai.openalice.rl.rubric.config.RubricConfig;
 import ai.openalice.rl.rubric.repository.RubricStore;
 import ai.openalice.rl.servicekit.ArtifactsConfig;
@@ -89,7 +90,7 @@ public class ScoringService {
             String why = inEpisode ? "episode ended in infra_error" : "verification infra_error: " + v.error();
             var kind = inEpisode ? MaskKind.EPISODE_INFRA_ERROR : MaskKind.VERIFICATION_INFRA_ERROR;
             scored = new RewardScored(v.ref(), true, why, kind, episode.termination(), null, null, config.gamma(), null, null, List.of(),
-                    episode.trajectory());
+                    episode.trajectory(), null);
             breakdown = "[]";
             metrics.counter("rubric_masked_total").increment();
         } else {
@@ -100,11 +101,13 @@ public class ScoringService {
                 throw new IllegalStateException(v.logContext() + ": task v" + version + " never arrived on tasks.accepted");
             }
             Rubric rubric = rubricOf(task.get(), version, v.logContext());
-            var facts = EpisodeFacts.of(trajectory(episode.trajectory()), episode.patch(), task.get().limits().maxSteps(), episode.termination());
-            var result = Scorer.score(rubric, facts, Privileged.of(task.get()), v.resolved(), config.gamma(), config.submitRequired());
+            Trajectory turns = trajectory(episode.trajectory());
+            var facts = EpisodeFacts.of(turns, episode.patch(), task.get().limits().maxSteps(), episode.termination());
+            var privileged = Privileged.of(task.get());
+            var result = Scorer.score(rubric, facts, privileged, v.resolved(), config.gamma(), config.submitRequired());
             var criteria = result.criteria().stream().map(c -> new RewardScored.Criterion(c.id(), c.weight(), c.q(), c.detail())).toList();
             scored = new RewardScored(v.ref(), false, null, null, episode.termination(), result.rExec(), result.sPrm(), config.gamma(), result.reward(),
-                    rubric.version(), criteria, episode.trajectory());
+                    rubric.version(), criteria, episode.trajectory(), StepUtility.ofEpisode(turns, privileged, task.get().limits().maxSteps()));
             try {
                 breakdown = EventCodec.mapper().writeValueAsString(criteria);
             } catch (JsonProcessingException e) {
