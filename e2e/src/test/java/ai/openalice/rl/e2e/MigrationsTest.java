@@ -36,6 +36,7 @@ class MigrationsTest {
             Map.entry("trainer/src/main/resources/db/migration/V2__samples_carry_their_header.sql", "2d292d100cfafb4aff80cdda7c6a664573ef52f826fd0c3bb22ab22386f82705"),
             Map.entry("trainer/src/main/resources/db/migration/V3__trained_trajectories_can_be_dropped.sql", "3759442a72cd298005f64c22020ebecd0bcd95ec06ffb7fc979526670602eb70"),
             Map.entry("trainer/src/main/resources/db/migration/V4__checkpoints_without_onnx.sql", "97f200b8d7a0640721c3ee31e96667dec2196f760ada8b870e9716dbf9f5211d"),
+            Map.entry("trainer/src/main/resources/db/migration/V5__tracking.sql", "8e2550a1f0e0be64fcf6822b4af4c909c598c37229037d4b744a1310979b05e3"),
             Map.entry("verifier/src/main/resources/db/migration/V1__verifier.sql", "61fc67890230676af7e4c53e009e55ca5fe23f818e1139741ef70473a2782e0c"),
             Map.entry("verifier/src/main/resources/db/migration/V2__environment_checks.sql", "ad6acd24509eef1fa6c6276848d888f6e57e163833fe135bc6ebf33c8faea1b8"),
             Map.entry("verifier/src/main/resources/db/migration/V3__verification_retention.sql", "ffe41a9eaaf6b9abc554b94a481c964393920c6942deaa3fb1e2cb3cc5568ed5"));

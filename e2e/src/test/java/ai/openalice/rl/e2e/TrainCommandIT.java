@@ -8,6 +8,7 @@ import ai.openalice.rl.cli.AliceRl;
 import ai.openalice.rl.cli.suite.TinySwe;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.testkit.Engines;
+import ai.openalice.rl.testkit.RealMlflow;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -32,7 +33,8 @@ import picocli.CommandLine;
  * PostgreSQL, the six services as processes, the user's task file (eight tiny-swe tasks written by
  * the test, two of them held out by the seed), one supervised warm-start step on their oracle trajectories, a minute of RL, a held-out probe, the report — and everything it started
  * stopped at the end; meanwhile every socket its processes listen on is a loopback one (what
- * {@code ss -ltnp} would show). (Whether the policy learns is measured by long runs, not here.)
+ * {@code ss -ltnp} would show), a real Prometheus scrapes the services ({@link Scraper}) and the run is
+ * recorded in a real MLflow server ({@link MlflowChecks}). (Whether the policy learns is measured by long runs, not here.)
  */
 class TrainCommandIT {
     @Test
@@ -55,14 +57,18 @@ class TrainCommandIT {
                 }
             }
         });
+        System.setProperty("alice.tty", "true"); // the status block as a terminal shows it (the README's picture)
         Path tasks = TinySwe.generate(state.resolveSibling(state.getFileName() + "-data"), 8, 0, 5).train();
         int exit = new CommandLine(new AliceRl()).setOut(new PrintWriter(out)).setErr(new PrintWriter(out)).execute("train", "--state", state.toString(),
                 "--tasks", tasks.toString(), "--heldout", "2", "--group-size", "2", "--batch-groups", "1", "--warm-start-steps", "1", "--minutes", "1",
-                "--probe-every", "0", "--probe-k", "1");
+                "--probe-every", "0", "--probe-k", "1", "--mlflow", RealMlflow.url().toString(), "--mlflow-experiment", state.getFileName().toString());
+        System.clearProperty("alice.tty");
         watching.set(false);
         watcher.join();
         assertEquals(0, exit, out.toString());
         scraper.check();
+        MlflowChecks.check(RealMlflow.url(), out.toString(), Path.of("target", "screenshots"));
+        TerminalShot.screenshot(TerminalShot.lastBlock(out.toString(), "rl"), Path.of("target", "screenshots", "status-block.png"));
         assertTrue(sockets.values().stream().allMatch(ListeningSockets.Socket::loopback), "listening beyond loopback: " + sockets.values());
         long services = sockets.values().stream().map(ListeningSockets.Socket::pid).distinct().count();
         assertTrue(services >= 7, "six services and the broker seen listening, on loopback: " + sockets.values());

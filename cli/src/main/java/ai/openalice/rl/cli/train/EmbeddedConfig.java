@@ -82,6 +82,11 @@ public final class EmbeddedConfig {
         c.put("trainer.loss.temperature", sft ? 1.0 : run.temperature);
         c.put("trainer.loss.compact-filter", run.compactFilter);
         c.put("trainer.loss.aggregation", run.lossAggregation);
+        if (run.mlflow != null) { // one MLflow run per state folder: the trainer keeps its id, so a warm start and the RL after it are one run
+            c.put("trainer.tracking.mlflow", run.mlflow);
+            c.put("trainer.tracking.experiment", run.mlflowExperiment);
+            c.put("trainer.tracking.run-name", state.getFileName());
+        }
         return c;
     }
 

@@ -11,6 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 
 /**
@@ -28,19 +29,24 @@ final class Progress {
     private final int probeK;
     private final StatusView view;
     private final Resources resources;
+    /** {@code --mlflow}: the figures only this process knows, added to the trainer's MLflow run. */
+    private final TrackedRun tracked;
     private String probeRun;
     private long probeVersion = -1;
     private long lastProbeStep = -1;
     private Double lastPass1;
     private Double lastCi;
+    /** A probe finished since the last record (MLflow gets each result once, at the step it is seen). */
+    private boolean newPass1;
     private long lastPass1Version = -1;
     /** Rollouts per second over the last minute: between two 5-s samples the rate jumps between 0 and a burst. */
     private final Throughput throughput = new Throughput(60_000);
     private final StallWatch stall = new StallWatch();
     private boolean diskPaused;
 
-    Progress(Supervisor s, Path state, List<String> heldOut, int probeK, Resources resources, PrintWriter out) {
+    Progress(Supervisor s, Path state, List<String> heldOut, int probeK, Resources resources, TrackedRun tracked, PrintWriter out) {
         this.s = s;
+        this.tracked = tracked;
         this.resources = resources;
         this.state = state;
         this.heldOut = List.copyOf(heldOut);
@@ -151,6 +157,10 @@ final class Progress {
             startProbe(version);
             waitProbe(wait);
         }
+        if (newPass1) { // the last result reaches MLflow too, at the step it measured
+            JsonNode trainer = EventCodec.mapper().readTree(s.get("trainer", "/status"));
+            track(trainer, trainer.path("step").asLong(), new LinkedHashMap<>());
+        }
     }
 
     private void waitProbe(Duration wait) throws Exception {
@@ -186,6 +196,7 @@ final class Progress {
                 rec.put("pass1TaskMean", ci[0]).put("pass1Ci95", ci[1]);
             }
             lastCi = ci == null ? null : ci[1];
+            newPass1 = true;
             append("probes.jsonl", rec);
             probeRun = null;
         }
@@ -242,8 +253,32 @@ final class Progress {
                     .put("hackRollouts", Resources.sum(runnerMetrics, "runner_rollouts_with_hack_attempts_total"));
         }
         append("metrics.jsonl", rec);
+        track(trainer, step, rate, rec);
         view.show(new StatusView.Snapshot(phase, step, version, rate, num(last, "meanReward"), num(last, "rExecRate"), lastPass1, lastCi,
                 lastPass1Version, num(last, "loss"), last.path("staleness").isObject() ? last.get("staleness").toString() : null, elapsed, remaining));
+    }
+
+    /** The figures only this process knows, to the trainer's MLflow run ({@code --mlflow}) at the trainer's step. */
+    private void track(JsonNode trainer, long step, double rate, JsonNode rec) {
+        var values = new LinkedHashMap<String, Double>();
+        values.put("rollouts_per_second", rate);
+        if (rec.path("runnerEpisodes").asDouble() > 0) {
+            // the share of the runner's episodes so far with a reward-hack attempt (the report draws it over five minutes)
+            values.put("hack_attempt_share", rec.path("hackRollouts").asDouble() / rec.path("runnerEpisodes").asDouble());
+        }
+        track(trainer, step, values);
+    }
+
+    private void track(JsonNode trainer, long step, LinkedHashMap<String, Double> values) {
+        if (newPass1 && lastPass1 != null) {
+            values.put("held_out_pass1", lastPass1);
+            values.put("held_out_pass1_ci95", lastCi);
+            values.put("held_out_version", (double) lastPass1Version);
+        }
+        tracked.observe(trainer, step, values);
+        if (trainer.at("/tracking/runId").isTextual()) {
+            newPass1 = false;
+        }
     }
 
     private void append(String file, JsonNode rec) throws Exception {

@@ -2,6 +2,7 @@ package ai.openalice.rl.cli.train;
 
 import ai.openalice.rl.core.loss.Aggregation;
 import ai.openalice.rl.events.RunProfile;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
@@ -80,6 +81,15 @@ public final class RunSettings {
             + " ${DEFAULT-VALUE}).")
     int inferenceThreads;
 
+    @Option(names = "--mlflow", paramLabel = "URL", description = "Record the run in this MLflow tracking server (e.g. http://127.0.0.1:5000):"
+            + " parameters, metrics per step, the report and the checkpoints' manifests, and every episode as a trace; run again to go on"
+            + " with the same MLflow run.")
+    URI mlflow;
+
+    @Option(names = "--mlflow-experiment", defaultValue = "alice-rl", paramLabel = "NAME", description = "The MLflow experiment of --mlflow"
+            + " (default: ${DEFAULT-VALUE}).")
+    String mlflowExperiment;
+
     boolean localSandbox() {
         return sandbox.equals("local");
     }
@@ -104,6 +114,9 @@ public final class RunSettings {
         }
         if (!(temperature > 0 && temperature <= 2)) {
             return "--temperature must be in (0, 2], got " + temperature;
+        }
+        if (mlflow != null && (mlflow.getScheme() == null || !mlflow.getScheme().matches("https?") || mlflow.getHost() == null)) {
+            return "--mlflow is an MLflow server's http(s) URL (e.g. http://127.0.0.1:5000), got '" + mlflow + "'";
         }
         try {
             Aggregation.byName(lossAggregation);

@@ -12,7 +12,9 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -147,24 +149,49 @@ public final class TrainCommand implements Callable<Integer> {
                 }
             }, "alice-rl-train-stop");
             Runtime.getRuntime().addShutdownHook(onCtrlC);
+            var tracked = run.mlflow == null ? TrackedRun.none() : TrackedRun.of(run.mlflow, params(prepared));
             try (services) {
-                runPhases(services, infra, suite, prepared.dataset(), out);
+                runPhases(services, infra, suite, prepared.dataset(), tracked, out);
+            } catch (Exception e) {
+                tracked.finish(null, false);
+                throw e;
             }
             Runtime.getRuntime().removeShutdownHook(onCtrlC);
             var report = Report.write(state);
             out.printf("[train] report: %s%n", report);
+            tracked.finish(report.getParent(), true); // after the trainer stopped (it marks the run KILLED when it stops)
+            if (tracked.link() != null) {
+                out.printf("[train] MLflow: %s%n", tracked.link());
+            }
         }
         out.flush();
         return 0;
     }
 
     /** The warm start when one is due, then RL until --steps or --minutes (or Ctrl-C), then a last held-out probe. */
-    private void runPhases(Services services, Infra infra, Path suite, String dataset, PrintWriter out) throws Exception {
+    /** The run's settings as {@code --mlflow} records them. */
+    private Map<String, String> params(TaskSuite.Prepared prepared) {
+        var p = new LinkedHashMap<String, String>();
+        p.put("state", state.toString());
+        p.put("tasks", prepared.dataset() + " (" + prepared.train() + " train, " + prepared.heldOut() + " held out)");
+        p.put("group_size", Integer.toString(run.groupSize));
+        p.put("sandbox", run.sandbox);
+        p.put("sampler", modelOptions.given() ? modelOptions.sampler : "inference");
+        p.put("steps", Long.toString(steps));
+        p.put("minutes", Long.toString(minutes));
+        p.put("warm_start_steps", Long.toString(warmStartSteps));
+        p.put("probe_every", Integer.toString(probeEvery));
+        p.put("probe_k", Integer.toString(probeK));
+        p.put("sync", Boolean.toString(run.sync));
+        return p;
+    }
+
+    private void runPhases(Services services, Infra infra, Path suite, String dataset, TrackedRun tracked, PrintWriter out) throws Exception {
         boolean warm = warmStartSteps > 0 && !Files.exists(state.resolve(WARM_START_DONE));
         services.startAll(warm);
         var heldOutIds = TaskSuite.submit(infra.bootstrap, infra.kafkaClient, suite, dataset);
         var progress = new Progress(services.supervisor(), state, heldOutIds, probeK,
-                new Resources(services.supervisor(), state, infra.jdbcUrl, infra.user, infra.password), out);
+                new Resources(services.supervisor(), state, infra.jdbcUrl, infra.user, infra.password), tracked, out);
         if (warm) {
             out.printf("[train] warm start: %d supervised steps on oracle trajectories%n", warmStartSteps);
             progress.run(progress.step() + warmStartSteps, null, 0, "sft");

@@ -27,6 +27,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -66,7 +68,7 @@ public final class EpisodeSpans {
         AttributesBuilder a = Attributes.builder()
                 .put("gen_ai.operation.name", "invoke_agent")
                 .put("gen_ai.agent.name", "alice-rl")
-                .put("gen_ai.input.messages", json(List.of(java.util.Map.of("role", "user", "content", "task " + ref.taskId() + " v" + ref.taskVersion()))))
+                .put("gen_ai.input.messages", json(List.of(Map.of("role", "user", "content", "task " + ref.taskId() + " v" + ref.taskVersion()))))
                 .put("alice_rl.task_id", ref.taskId())
                 .put("alice_rl.task_version", ref.taskVersion())
                 .put("alice_rl.rollout_id", ref.rolloutId().toString())
@@ -84,10 +86,11 @@ public final class EpisodeSpans {
             outcome = "masked: " + scored.maskReason();
         } else {
             a.put("alice_rl.reward", scored.reward()).put("alice_rl.r_exec", scored.rExec()).put("alice_rl.s_prm", scored.sPrm());
-            outcome = "reward " + scored.reward() + " (r_exec " + scored.rExec() + ", s_prm " + round(scored.sPrm()) + "), " + scored.termination().wire();
+            outcome = "reward " + round(scored.reward()) + " (r_exec " + scored.rExec() + ", s_prm " + round(scored.sPrm()) + "), "
+                    + scored.termination().wire();
             a.put("alice_rl.criteria", json(scored.criteria()));
         }
-        a.put("gen_ai.output.messages", json(List.of(java.util.Map.of("role", "assistant", "content", outcome))));
+        a.put("gen_ai.output.messages", json(List.of(Map.of("role", "assistant", "content", outcome))));
         if (ref.evalRunId() != null) {
             a.put("alice_rl.eval_run_id", ref.evalRunId().toString());
         }
@@ -147,7 +150,7 @@ public final class EpisodeSpans {
     }
 
     private static String round(Double d) {
-        return d == null ? "null" : String.format(java.util.Locale.ROOT, "%.3f", d);
+        return d == null ? "null" : String.format(Locale.ROOT, "%.3f", d);
     }
 
     private static String json(Object o) {

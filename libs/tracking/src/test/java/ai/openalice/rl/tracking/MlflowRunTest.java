@@ -1,5 +1,6 @@
 package ai.openalice.rl.tracking;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -68,7 +69,7 @@ class MlflowRunTest {
     }
 
     private static JsonNode searchBody(String experimentId) {
-        var b = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
+        var b = new ObjectMapper().createObjectNode();
         b.putArray("experiment_ids").add(experimentId);
         return b;
     }

@@ -47,6 +47,35 @@ public interface TrainerConfig {
     @WithDefault(RunProfile.DYNAMIC_SAMPLING)
     DynamicSampling dynamicSampling();
 
+    /** Where the run is recorded besides its metrics: MLflow, and the episodes' traces. */
+    Tracking tracking();
+
+    interface Tracking {
+        /**
+         * An MLflow tracking server ({@code http://mlflow:5000}): a run per training run (parameters,
+         * metrics per step, the checkpoints' manifests), resumed when the trainer resumes, and each
+         * scored episode as a trace of the run. Empty: none.
+         */
+        Optional<URI> mlflow();
+
+        /** The MLflow experiment the run is made in. */
+        @WithDefault("alice-rl")
+        String experiment();
+
+        /** The MLflow run's name (empty: MLflow names it). */
+        Optional<String> runName();
+
+        /**
+         * Any OpenTelemetry backend's OTLP/HTTP traces endpoint ({@code http://collector:4318/v1/traces})
+         * for the episodes' traces; empty: MLflow's own ({@code <mlflow>/v1/traces}) when MLflow is set, else none.
+         */
+        Optional<URI> otlpEndpoint();
+
+        /** Whether scored episodes are exported as traces (where there is an endpoint). */
+        @WithDefault("true")
+        boolean traces();
+    }
+
     /** Groups per training step. */
     @WithDefault(RunProfile.BATCH_GROUPS)
     int batchGroups();

@@ -9,6 +9,8 @@ import ai.openalice.rl.servicekit.Outboxes;
 import ai.openalice.rl.servicekit.WaitsOutDatabaseOutages;
 import ai.openalice.rl.trainer.config.TrainerConfig;
 import ai.openalice.rl.trainer.repository.TrainerStore;
+import ai.openalice.rl.artifacts.ArtifactStore;
+import ai.openalice.rl.trainer.service.RunTracking;
 import ai.openalice.rl.trainer.service.TrainerMeters;
 import ai.openalice.rl.trainer.service.TrainingLoop;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -61,6 +63,8 @@ public class TrainerService {
     ArtifactsConfig artifacts;
 
     private OutboxRelay relay;
+    private RunTracking tracking;
+    private ArtifactStore trajectories;
     private TrainingLoop loop;
     private Thread thread;
 
@@ -68,8 +72,10 @@ public class TrainerService {
         System.setProperty("ai.djl.pytorch.num_threads", Integer.toString(config.threads()));
         System.setProperty("ai.djl.pytorch.num_interop_threads", "1");
         relay = outboxes.relay(TrainerStore.OUTBOX, Map.of(Topic.CHECKPOINTS_PUBLISHED, checkpoints, Topic.TRAINING_METRICS, trainingMetrics));
-        loop = new TrainingLoop(store, config, new TrainerMeters(metrics), ArtifactsConfig.reader(artifacts),
-                artifacts.bucket().map(b -> ArtifactsConfig.open(artifacts, "checkpoints", config.artifactDir())));
+        tracking = RunTracking.of(config, store);
+        trajectories = ArtifactsConfig.reader(artifacts);
+        loop = new TrainingLoop(store, config, new TrainerMeters(metrics), trajectories,
+                artifacts.bucket().map(b -> ArtifactsConfig.open(artifacts, "checkpoints", config.artifactDir())), tracking);
         if (config.enabled()) {
             loop.start();
             thread = Thread.ofPlatform().name("training-loop").start(loop);
@@ -83,10 +89,17 @@ public class TrainerService {
         if (thread != null) {
             thread.join(60_000);
         }
+        if (tracking != null) {
+            tracking.close();
+        }
     }
 
     public TrainingLoop loop() {
         return loop;
+    }
+
+    public RunTracking tracking() {
+        return tracking;
     }
 
     @Incoming(Channels.REWARDS_SCORED)
@@ -98,6 +111,8 @@ public class TrainerService {
                 metrics.counter("trainer_late_samples_total").increment();
                 LOG.debugf("%s arrived after its group was settled", in.payload().rolloutId());
             }
+            // every scored episode is a trace, trained on or not (evaluations, dropped groups); a redelivery is the same trace again
+            tracking.episode(in.payload(), in.occurredAt(), trajectories);
         });
     }
 

@@ -195,6 +195,17 @@ public class TrainerStore {
                 batch)).await().atMost(DB).rowCount();
     }
 
+    /** A value the trainer keeps about its run's recording ({@code mlflow.run_id}); empty when none was kept. */
+    public Optional<String> tracking(String key) {
+        var rows = pool.preparedQuery("SELECT value FROM trainer.tracking WHERE key = $1").execute(Tuple.of(key)).await().atMost(DB);
+        return rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getString("value"));
+    }
+
+    public void tracking(String key, String value) {
+        pool.preparedQuery("INSERT INTO trainer.tracking (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value")
+                .execute(Tuple.of(key, value)).await().atMost(DB);
+    }
+
     /** Counts for {@code GET /status}. */
     public Map<String, Long> counts() {
         var out = new LinkedHashMap<String, Long>();

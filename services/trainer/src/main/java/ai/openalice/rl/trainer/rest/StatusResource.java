@@ -16,7 +16,8 @@ import java.util.Map;
 /**
  * {@code GET /status}: step, policy version, the last step's metrics, what was left out since the
  * process started ({@code dropped}, by reason), where the steps run ({@code learner}: its kind, and
- * for a Tinker engine whether it is away and waited for), groups and samples by state.
+ * for a Tinker engine whether it is away and waited for), where the run is recorded ({@code tracking}:
+ * MLflow's URL, experiment and run ids, what waits for it; traces exported), groups and samples by state.
  */
 @Path("/status")
 @RolesAllowed({Roles.READER, Roles.OPERATOR})
@@ -37,6 +38,7 @@ public class StatusResource {
         out.put("last", trainer.loop().lastMetrics());
         out.put("dropped", trainer.loop().droppedSoFar());
         out.put("learner", trainer.loop().learnerStatus());
+        out.put("tracking", trainer.tracking().status());
         out.putAll(store.counts());
         return out;
     }

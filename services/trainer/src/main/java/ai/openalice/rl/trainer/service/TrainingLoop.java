@@ -56,6 +56,8 @@ public final class TrainingLoop implements Runnable {
     private final Learners learners;
     /** The Tinker engine's learners ({@code trainer.learner=tinker}); null: DJL's in this process. */
     private final TinkerLearners tinker;
+    /** The run in MLflow and the episodes' traces ({@code trainer.tracking.*}). */
+    private final RunTracking tracking;
     private volatile boolean running = true;
     private PolicyLearner learner;
     private volatile long step;
@@ -67,8 +69,9 @@ public final class TrainingLoop implements Runnable {
      * they read {@code trainer.artifact-dir}).
      */
     public TrainingLoop(TrainerStore store, TrainerConfig config, TrainerMeters meters, ArtifactStore artifacts,
-            Optional<ArtifactStore> checkpointBucket) {
+            Optional<ArtifactStore> checkpointBucket, RunTracking tracking) {
         this.store = store;
+        this.tracking = tracking;
         this.artifacts = artifacts;
         this.config = config;
         this.meters = meters;
@@ -304,6 +307,7 @@ public final class TrainingLoop implements Runnable {
                 new TrainingMetrics.GroupCounts(c.solveNone(), c.solveAll(), c.partial()), batch.dropped(), batch.staleness(), waitMs, computeMs);
         last.set(metrics);
         meters.step(metrics, stats.gradNorm(), stats.lr());
+        tracking.step(metrics, stats.gradNorm(), stats.lr());
         var env = Envelope.of(metrics);
         store.enqueue(env);
         LOG.infof("step %d (v%d): %d sequences, %,d tokens, loss %.4f, reward %s, clip %.3f, %d ms (waited %d ms)", step, policyVersion,
@@ -318,6 +322,7 @@ public final class TrainingLoop implements Runnable {
             writer.write(learner, policyVersion + 1, step, summary, List.copyOf(pending), terms());
             policyVersion++;
             pending.clear();
+            tracking.checkpoint(policyVersion, config.artifactDir().resolve("v" + policyVersion));
             meters.version(policyVersion);
         }
         return true;
