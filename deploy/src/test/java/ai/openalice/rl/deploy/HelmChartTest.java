@@ -281,6 +281,27 @@ class HelmChartTest {
         assertTrue(badKind.getMessage().contains("kind"), badKind.getMessage());
     }
 
+    /** tracking: the trainer (only it) is told MLflow's URL, the experiment and the OTLP endpoint, and reads MLflow's token from a Secret. */
+    @Test
+    void theTrainerRecordsItsRunInMlflowWhenAsked() {
+        var all = Chart.objects(Chart.render(Map.of("services.trainer.tracking.mlflow", "http://mlflow.mlops:5000",
+                "services.trainer.tracking.experiment", "qwen3-8b-swe", "services.trainer.tracking.otlpEndpoint",
+                "http://otel-collector.observability:4318/v1/traces", "services.trainer.tracking.tokenSecret.name", "mlflow-token")));
+        var env = env(all, "alice-rl-trainer");
+        assertEquals("http://mlflow.mlops:5000", env.get("TRAINER_TRACKING_MLFLOW"));
+        assertEquals("qwen3-8b-swe", env.get("TRAINER_TRACKING_EXPERIMENT"));
+        assertEquals("http://otel-collector.observability:4318/v1/traces", env.get("TRAINER_TRACKING_OTLP_ENDPOINT"));
+        var token = Chart.of(all, Deployment.class).stream().filter(d -> d.getMetadata().getName().equals("alice-rl-trainer")).findFirst()
+                .orElseThrow().getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv().stream()
+                .filter(e -> e.getName().equals("MLFLOW_TRACKING_TOKEN")).findFirst().orElseThrow();
+        assertEquals("mlflow-token", token.getValueFrom().getSecretKeyRef().getName());
+        assertEquals("token", token.getValueFrom().getSecretKeyRef().getKey());
+        assertTrue(env(Chart.objects(Chart.render(Map.of())), "alice-rl-trainer").keySet().stream().noneMatch(k -> k.startsWith("TRAINER_TRACKING")),
+                "nothing recorded by default");
+        var bad = assertThrows(RuntimeException.class, () -> Chart.render(Map.of("services.trainer.tracking.mlflow", "mlflow:5000")));
+        assertTrue(bad.getMessage().contains("services.trainer.tracking.mlflow"), bad.getMessage());
+    }
+
     @Test
     void theValuesSchemaRejectsBadValuesNamingThem() {
         var twoTrainers = assertThrows(RuntimeException.class, () -> Chart.render(Map.of("services.trainer.replicas", "2")));

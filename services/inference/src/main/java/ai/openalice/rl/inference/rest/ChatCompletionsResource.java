@@ -156,6 +156,22 @@ public class ChatCompletionsResource {
         }
     }
 
+    /** Call {@code j} of a choice as OpenAI streams one: its id, type and name with empty arguments, then the arguments. */
+    private static void sendCall(Sse.Chunks out, String id, long created, long v, int choice, int j, Call call) throws IOException {
+        out.send(chunk(id, created, v, choice, Map.of("tool_calls", List.of(call.head(j))), null));
+        out.send(chunk(id, created, v, choice, Map.of("tool_calls", List.of(Map.of("index", j, "function", Map.of("arguments",
+                call.arguments())))), null));
+    }
+
+    /** The calls in {@code text}; none when one of them cannot be used (the whole message would then be text). */
+    private static List<ToolCalls.Call> parsed(String text) {
+        try {
+            return ToolCalls.parse(text);
+        } catch (ToolCalls.Malformed e) {
+            return List.of();
+        }
+    }
+
     /**
      * What one sample says: its text, or — when the request offered tools and the text holds calls
      * that parse — the text before the first call (null when none) and the calls, finished as
@@ -210,15 +226,19 @@ public class ChatCompletionsResource {
 
     /**
      * Per sample: the role first; the content as it is sampled (a token's text once it is settled —
-     * not half a character, not what may begin a stop string or a {@code <tool_call>}); when the sample
-     * ends, the rest of the content, each tool call as OpenAI streams one — its id, type and name with
-     * empty arguments, then the arguments — and the finish reason; the usage last when asked for.
-     * Content streamed before a call keeps its leading whitespace, which the whole message strips.
+     * not half a character, not what may begin a stop string or a {@code <tool_call>}); each tool call
+     * as soon as its {@code </tool_call>} is sampled, as OpenAI streams one — its id, type and name with
+     * empty arguments, then the arguments (whole: a call is sent once it parses, so a client never runs
+     * half of one); when the sample ends, the rest of the content, the calls not yet sent and the
+     * finish reason; the usage last when asked for. Content streamed before a call keeps its leading
+     * whitespace, which the whole message strips. A later call that does not parse makes the sample's
+     * text content, as in the whole message; calls already sent stay sent.
      */
     private static void stream(Generator.Streaming st, Sse.Chunks out, String id, long created, boolean toolsOffered, boolean withUsage)
             throws IOException {
         long v = st.version();
         var texts = new StreamText[st.n()];
+        int[] callsSent = new int[st.n()];
         for (int i = 0; i < texts.length; i++) {
             texts[i] = new StreamText(st.tokenizer(), st.stop(), toolsOffered);
             out.send(chunk(id, created, v, i, Map.of("role", "assistant", "content", ""), null));
@@ -232,6 +252,14 @@ public class ChatCompletionsResource {
                     if (!text.isEmpty()) {
                         out.send(chunk(id, created, v, t.index(), Map.of("content", text), null));
                     }
+                    String closed = texts[t.index()].closedCalls();
+                    if (closed != null) {
+                        var calls = parsed(closed);
+                        for (int j = callsSent[t.index()]; j < calls.size(); j++) {
+                            sendCall(out, id, created, v, t.index(), j, Call.of(calls.get(j)));
+                        }
+                        callsSent[t.index()] = Math.max(callsSent[t.index()], calls.size());
+                    }
                 }
                 case Generator.Event.Done d -> {
                     Completion c = d.completion();
@@ -240,13 +268,10 @@ public class ChatCompletionsResource {
                     if (!rest.isEmpty()) {
                         out.send(chunk(id, created, v, d.index(), Map.of("content", rest), null));
                     }
-                    for (int j = 0; j < reply.calls().size(); j++) {
-                        Call call = reply.calls().get(j);
-                        out.send(chunk(id, created, v, d.index(), Map.of("tool_calls", List.of(call.head(j))), null));
-                        out.send(chunk(id, created, v, d.index(), Map.of("tool_calls", List.of(Map.of("index", j, "function", Map.of("arguments",
-                                call.arguments())))), null));
+                    for (int j = callsSent[d.index()]; j < reply.calls().size(); j++) {
+                        sendCall(out, id, created, v, d.index(), j, reply.calls().get(j));
                     }
-                    out.send(chunk(id, created, v, d.index(), Map.of(), reply.finish()));
+                    out.send(chunk(id, created, v, d.index(), Map.of(), callsSent[d.index()] > 0 ? "tool_calls" : reply.finish()));
                     completionTokens += c.tokens().length;
                     done++;
                 }

@@ -11,7 +11,8 @@ import java.util.List;
  * UTF-8 sequences; the decoder shows U+FFFD until the rest comes), the start of a stop string (the
  * completion is cut before a stop string, so text that may begin one is not yet the answer's), or
  * — for a chat that offered tools — the start of a {@code <tool_call>} (the calls are sent as tool
- * call deltas, not as content). The end token is never text. What is released is always a prefix
+ * call deltas, not as content: each as soon as its {@code </tool_call>} is sampled, see
+ * {@link #closedCalls}). The end token is never text. What is released is always a prefix
  * of the finished completion, so the deltas concatenate to it: {@link #finish} sends the rest.
  *
  * <p>Each step decodes the tokens so far: quadratic in the completion's length, and a few
@@ -19,6 +20,7 @@ import java.util.List;
  */
 final class StreamText {
     private static final String CALL = "<tool_call>";
+    private static final String CALL_END = "</tool_call>";
 
     /** What to send now: the tokens released and the text they add (either may be empty). */
     record Delta(int[] tokens, double[] logprobs, String text) {
@@ -34,6 +36,8 @@ final class StreamText {
     private int releasedTokens;
     private int releasedChars;
     private boolean inCall;
+    /** The text decoded so far once a call has begun (the calls are read from it). */
+    private String decoded = "";
 
     StreamText(Tokenizer tokenizer, List<String> stop, boolean toolsOffered) {
         this.tokenizer = tokenizer;
@@ -48,10 +52,14 @@ final class StreamText {
         while (n > 0 && isEnd(tokens[n - 1])) {
             n--;
         }
-        if (n <= releasedTokens || inCall) {
+        if (n <= releasedTokens) {
             return empty();
         }
         String text = tokenizer.decode(Arrays.copyOf(tokens, n));
+        if (inCall) {
+            decoded = text;
+            return empty();
+        }
         if (text.endsWith("\uFFFD") || mayStartStop(text)) {
             return empty();
         }
@@ -60,6 +68,7 @@ final class StreamText {
             int call = text.indexOf(CALL);
             if (call >= 0) {
                 inCall = true; // the rest is calls (or, if they do not parse, text sent at the end)
+                decoded = text;
                 return empty();
             }
             chars = Math.min(chars, text.length() - heldSuffix(text, CALL));
@@ -86,6 +95,15 @@ final class StreamText {
         releasedTokens = t.length;
         releasedChars = text == null ? releasedChars : Math.max(releasedChars, text.length());
         return d;
+    }
+
+    /**
+     * The text sampled so far up to the end of its last closed call ({@code </tool_call>}): the calls
+     * in it are final and may be sent; null while no call has closed.
+     */
+    String closedCalls() {
+        int end = decoded.lastIndexOf(CALL_END);
+        return end < 0 ? null : decoded.substring(0, end + CALL_END.length());
     }
 
     /** Text released so far, in characters. */

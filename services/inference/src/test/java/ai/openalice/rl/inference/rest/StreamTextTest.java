@@ -2,7 +2,9 @@ package ai.openalice.rl.inference.rest;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
+import ai.openalice.rl.model.chat.ToolCalls;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.policy.Completion;
 import java.nio.charset.StandardCharsets;
@@ -61,6 +63,31 @@ class StreamTextTest {
         assertEquals("", rest.text());
         assertArrayEquals(new int[] {end}, rest.tokens(), "the end token is sent with the finish, so the tokens make the completion's");
         assertArrayEquals(new double[] {-3}, rest.logprobs());
+    }
+
+    @Test
+    void eachCallIsFinalOnceItsClosingTagIsSampled() throws Exception {
+        String text = "Two files.\n<tool_call>\n{\"name\": \"read\", \"arguments\": {\"path\": \"a.py\"}}\n</tool_call>\n"
+                + "<tool_call>\n{\"name\": \"read\", \"arguments\": {\"path\": \"b.py\"}}\n</tool_call>";
+        int firstEnd = text.indexOf("</tool_call>") + "</tool_call>".length();
+        var s = new StreamText(bytes, List.of(), true);
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        var callsAt = new ArrayList<Integer>(); // how many calls are final after each byte
+        for (int n = 1; n <= b.length; n++) {
+            int[] tokens = new int[n];
+            for (int i = 0; i < n; i++) {
+                tokens[i] = b[i] & 0xff;
+            }
+            s.next(tokens, new double[n]);
+            callsAt.add(s.closedCalls() == null ? 0 : ToolCalls.parse(s.closedCalls()).size());
+        }
+        // none until the first closing tag's last byte, one from then, two at the very end (ASCII: a byte is a character)
+        assertEquals(0, callsAt.get(firstEnd - 2));
+        assertEquals(1, callsAt.get(firstEnd - 1));
+        assertEquals(1, callsAt.get(b.length - 2));
+        assertEquals(2, callsAt.get(b.length - 1));
+        assertEquals(ToolCalls.parse(text), ToolCalls.parse(s.closedCalls()), "the calls sent early are the whole message's");
+        assertNull(new StreamText(bytes, List.of(), false).closedCalls(), "without tools nothing is a call");
     }
 
     @Test
