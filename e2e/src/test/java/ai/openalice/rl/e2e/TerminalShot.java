@@ -14,21 +14,31 @@ import java.util.List;
 final class TerminalShot {
     private TerminalShot() {}
 
-    /** The last block drawn for {@code phase} ({@code [rl] step …} and the lines under it). */
-    static List<String> lastBlock(String output, String phase) {
-        String start = "\033[2K[" + phase + "] step ";
-        int at = output.lastIndexOf(start);
-        if (at < 0) {
-            throw new AssertionError("no status block of phase " + phase + " drawn (was alice.tty set?)");
-        }
-        var lines = new ArrayList<String>();
-        for (String l : output.substring(at).split("\n", -1)) {
-            if (!l.startsWith("\033[2K") || lines.size() == 7) {
-                break;
+    /**
+     * The last block drawn ({@code [phase] step …} and the lines under it) that shows a step's figures
+     * (a restarted trainer has none until its first step: a minute of RL may show none), else the last one.
+     */
+    static List<String> lastBlock(String output) {
+        String start = "\033[2K[";
+        List<String> last = null;
+        List<String> withFigures = null;
+        for (int at = output.indexOf(start); at >= 0; at = output.indexOf(start, at + 1)) {
+            var lines = new ArrayList<String>();
+            for (String l : output.substring(at).split("\n", -1)) {
+                if (!l.startsWith("\033[2K") || lines.size() == 7) {
+                    break;
+                }
+                lines.add(l.substring("\033[2K".length()));
             }
-            lines.add(l.substring("\033[2K".length()));
+            last = lines;
+            if (lines.stream().noneMatch(l -> l.matches("\\s*loss\\s+-"))) {
+                withFigures = lines;
+            }
         }
-        return lines;
+        if (last == null) {
+            throw new AssertionError("no status block drawn (was alice.tty set?)");
+        }
+        return withFigures != null ? withFigures : last;
     }
 
     static void screenshot(List<String> block, Path png) throws Exception {

@@ -68,7 +68,7 @@ class TrainCommandIT {
         assertEquals(0, exit, out.toString());
         scraper.check();
         MlflowChecks.check(RealMlflow.url(), out.toString(), Path.of("target", "screenshots"));
-        TerminalShot.screenshot(TerminalShot.lastBlock(out.toString(), "rl"), Path.of("target", "screenshots", "status-block.png"));
+        TerminalShot.screenshot(TerminalShot.lastBlock(out.toString()), Path.of("target", "screenshots", "status-block.png"));
         assertTrue(sockets.values().stream().allMatch(ListeningSockets.Socket::loopback), "listening beyond loopback: " + sockets.values());
         long services = sockets.values().stream().map(ListeningSockets.Socket::pid).distinct().count();
         assertTrue(services >= 7, "six services and the broker seen listening, on loopback: " + sockets.values());

@@ -50,7 +50,9 @@ public final class RealMlflow {
         IntFunction<List<String>> command = port -> List.of(python, "-m", "mlflow", "server", "--host", "127.0.0.1", "--port", Integer.toString(port),
                 "--backend-store-uri", "sqlite:///" + dir.resolve("mlflow.db"), "--artifacts-destination", dir.resolve("artifacts").toString(),
                 "--workers", "1");
-        return ServerProcess.start("MLflow", command, Map.of("MLFLOW_DISABLE_TELEMETRY", "true", "DO_NOT_TRACK", "true"),
+        // its job runner (huey workers for GenAI evaluation jobs: eight processes, about 1.8 GB) is not what is tested
+        return ServerProcess.start("MLflow", command, Map.of("MLFLOW_DISABLE_TELEMETRY", "true", "DO_NOT_TRACK", "true",
+                        "MLFLOW_SERVER_ENABLE_JOB_EXECUTION", "false"),
                 Path.of("target", "mlflow.log").toAbsolutePath(), "/health", Duration.ofMinutes(2));
     }
 }

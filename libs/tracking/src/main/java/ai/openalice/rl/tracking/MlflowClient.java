@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -153,7 +154,7 @@ public final class MlflowClient {
             }
             ArrayNode t = body.putArray("tags");
             for (int n = 0; n < MAX_TAGS && ti < ts.size(); n++, ti++, room--) {
-                t.addObject().put("key", ts.get(ti).getKey()).put("value", ts.get(ti).getValue());
+                t.addObject().put("key", ts.get(ti).getKey()).put("value", cut(ts.get(ti).getValue()));
             }
             ArrayNode a = body.putArray("metrics");
             for (; room > 0 && mi < ms.size(); mi++, room--) {
@@ -178,6 +179,14 @@ public final class MlflowClient {
             kept = MAX_PARAM_CHARS - more.length();
         }
         return value.substring(0, kept) + more;
+    }
+
+    /** The run's parameters as MLflow keeps them. */
+    public Map<String, String> params(String runId) {
+        var out = new LinkedHashMap<String, String>();
+        get("runs/get?run_id=" + URLEncoder.encode(runId, StandardCharsets.UTF_8)).at("/run/data/params")
+                .forEach(p -> out.put(p.path("key").asText(), p.path("value").asText()));
+        return out;
     }
 
     /** Sets the run's status: RUNNING, FINISHED, FAILED or KILLED (with an end time unless RUNNING). */

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -123,6 +124,7 @@ public final class MlflowRun implements AutoCloseable {
         }
     }
 
+    /** Parameters (a value MLflow already has for a key and that differs goes as tag {@code changed.<key>}) and tags. */
     public void params(Map<String, String> params, Map<String, String> tags) {
         add(new Params(Map.copyOf(params), Map.copyOf(tags)));
     }
@@ -218,7 +220,7 @@ public final class MlflowRun implements AutoCloseable {
         try {
             switch (item) {
                 case Metrics m -> client.logBatch(run.runId(), m.metrics(), Map.of(), Map.of());
-                case Params p -> client.logBatch(run.runId(), List.of(), p.params(), p.tags());
+                case Params p -> sendParams(p);
                 case Artifact a -> client.upload(run, a.path(), a.bytes());
                 case Status s -> client.setStatus(run.runId(), s.status(), s.endMillis());
             }
@@ -228,6 +230,26 @@ public final class MlflowRun implements AutoCloseable {
             }
             LOG.warning("MLflow refused an item of run " + run.runId() + " (left out): " + e.getMessage());
         }
+    }
+
+    /**
+     * MLflow keeps a parameter's first value and refuses another: a resumed run's settings that
+     * changed (a new learning rate, RL after the warm start) go as tags {@code changed.<name>}, the
+     * latest value; new ones as parameters.
+     */
+    private void sendParams(Params p) {
+        var known = client.params(run.runId());
+        var fresh = new LinkedHashMap<String, String>();
+        var tags = new LinkedHashMap<>(p.tags());
+        p.params().forEach((k, v) -> {
+            String was = known.get(k);
+            if (was == null) {
+                fresh.put(k, v);
+            } else if (!was.equals(MlflowClient.cut(v))) {
+                tags.put("changed." + k, v);
+            }
+        });
+        client.logBatch(run.runId(), List.of(), fresh, tags);
     }
 
     /** Calls {@code call} until MLflow answers; a refusal comes through. */

@@ -58,14 +58,27 @@ class MlflowRunTest {
         assertEquals("FINISHED", client.getRun(first).orElseThrow().status());
         try (var again = MlflowRun.resumeOrCreate(client, experiment, "tiny-swe", Map.of(), ids)) {
             again.log(2, Map.of("loss", 0.25));
+            again.params(Map.of("lr", "3e-6", "mode", "rl"), Map.of()); // MLflow refuses a second value of a parameter
             assertTrue(again.flush(Duration.ofSeconds(30)));
             assertEquals(first, again.run().orElseThrow().runId(), "resumed, not a second run");
+            assertEquals(0, again.refused(), "nothing refused");
         }
+        assertEquals(Map.of("lr", "1e-6", "mode", "rl"), client.params(first), "a parameter keeps its first value; a new one is added");
+        assertEquals("3e-6", tag(first, "changed.lr"), "the value it changed to, as a tag");
         assertEquals("RUNNING", client.getRun(first).orElseThrow().status(), "running again");
         JsonNode h = client.get("metrics/get-history?run_id=" + first + "&metric_key=loss");
         assertEquals(2, h.path("metrics").size());
         assertEquals(0, client.get("metrics/get-history?run_id=" + first + "&metric_key=mean_reward").path("metrics").size());
         assertEquals(1, client.post("runs/search", searchBody(client.experiment(experiment))).path("runs").size(), "one run in the experiment");
+    }
+
+    private String tag(String runId, String key) {
+        for (JsonNode t : client.get("runs/get?run_id=" + runId).at("/run/data/tags")) {
+            if (t.path("key").asText().equals(key)) {
+                return t.path("value").asText();
+            }
+        }
+        return null;
     }
 
     private static JsonNode searchBody(String experimentId) {
