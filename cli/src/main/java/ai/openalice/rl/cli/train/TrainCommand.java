@@ -168,7 +168,6 @@ public final class TrainCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The warm start when one is due, then RL until --steps or --minutes (or Ctrl-C), then a last held-out probe. */
     /** The run's settings as {@code --mlflow} records them. */
     private Map<String, String> params(TaskSuite.Prepared prepared) {
         var p = new LinkedHashMap<String, String>();
@@ -186,6 +185,7 @@ public final class TrainCommand implements Callable<Integer> {
         return p;
     }
 
+    /** The warm start when one is due, then RL until --steps or --minutes (or Ctrl-C), then a last held-out probe. */
     private void runPhases(Services services, Infra infra, Path suite, String dataset, TrackedRun tracked, PrintWriter out) throws Exception {
         boolean warm = warmStartSteps > 0 && !Files.exists(state.resolve(WARM_START_DONE));
         services.startAll(warm);

@@ -8,6 +8,7 @@ import ai.openalice.rl.harness.reports.JsTestParsers;
 import ai.openalice.rl.harness.reports.JunitXmlParser;
 import ai.openalice.rl.harness.reports.MavenPerTestParser;
 import ai.openalice.rl.harness.reports.PytestParser;
+import ai.openalice.rl.harness.reports.SweBenchLogParsers;
 import ai.openalice.rl.harness.reports.TestReportParser;
 import ai.openalice.rl.harness.reports.UnittestParser;
 import ai.openalice.rl.sandbox.ExecResult;
@@ -65,7 +66,13 @@ record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, 
                 case "cargo" -> new CargoTestParser();
                 case "jest" -> new JsTestParsers.Jest();
                 case "mocha" -> new JsTestParsers.Mocha();
-                default -> throw new IllegalArgumentException("test_report.parser '" + l.parser() + "' is not a log parser");
+                default -> {
+                    var swebench = SweBenchLogParsers.named(l.parser());
+                    if (swebench == null) {
+                        throw new IllegalArgumentException("test_report.parser '" + l.parser() + "' is not a log parser");
+                    }
+                    yield swebench;
+                }
             };
         };
         var results = parser.parse(output, files);

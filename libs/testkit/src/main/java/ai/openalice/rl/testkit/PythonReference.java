@@ -74,6 +74,14 @@ public final class PythonReference {
         return run(existing("alice.vllm.python", "vLLM's environment's interpreter"), "vllm_reference.py", args);
     }
 
+    /**
+     * Runs {@code dev/python/swebench_reference.py} with {@code args} in swebench's environment
+     * ({@code alice.swebench.python}): the official SWE-bench package's own code, e.g. its log parsers.
+     */
+    public static JsonNode swebenchReference(String... args) {
+        return run(existing("alice.swebench.python", "swebench's environment's interpreter"), "swebench_reference.py", args);
+    }
+
     private static JsonNode run(Path python, String script, String... args) {
         List<String> cmd = new ArrayList<>(List.of(python.toString(), scripts().resolve(script).toString()));
         cmd.addAll(List.of(args));

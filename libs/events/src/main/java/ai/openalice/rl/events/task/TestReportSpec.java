@@ -30,9 +30,14 @@ public sealed interface TestReportSpec {
      * The test command's output read by a named log parser, as SWE-bench defines them: {@code maven}
      * (one Maven run per test under {@code set -x}; ids {@code pkg.Class#method}), {@code cargo}
      * (Rust's libtest; ids {@code module::test}), {@code jest} ({@code --verbose}) and {@code mocha} (spec
-     * reporter; ids the tests' titles, as SWE-bench names them).
+     * reporter; ids the tests' titles, as SWE-bench names them); and SWE-bench's parsers of its
+     * Python repositories and of Go — {@code pytest-rA} (parse_log_pytest: flask, pytest, xarray, …),
+     * {@code pytest-options} (requests, pylint, pydicom), {@code pytest-v2} (astropy, scikit-learn,
+     * sphinx), {@code django}, {@code seaborn}, {@code sympy}, {@code matplotlib} and {@code go-test}
+     * ({@code go test -v}) — read as the official package reads them.
      */
     record Log(String parser) implements TestReportSpec {
-        public static final List<String> PARSERS = List.of("maven", "cargo", "jest", "mocha");
+        public static final List<String> PARSERS = List.of("maven", "cargo", "jest", "mocha", "pytest-rA", "pytest-options", "pytest-v2",
+                "django", "seaborn", "sympy", "matplotlib", "go-test");
     }
 }

@@ -1,5 +1,6 @@
 package ai.openalice.rl.trainer.messaging;
 
+import ai.openalice.rl.artifacts.ArtifactStore;
 import ai.openalice.rl.events.RewardScored;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.servicekit.ArtifactsConfig;
@@ -9,7 +10,6 @@ import ai.openalice.rl.servicekit.Outboxes;
 import ai.openalice.rl.servicekit.WaitsOutDatabaseOutages;
 import ai.openalice.rl.trainer.config.TrainerConfig;
 import ai.openalice.rl.trainer.repository.TrainerStore;
-import ai.openalice.rl.artifacts.ArtifactStore;
 import ai.openalice.rl.trainer.service.RunTracking;
 import ai.openalice.rl.trainer.service.TrainerMeters;
 import ai.openalice.rl.trainer.service.TrainingLoop;

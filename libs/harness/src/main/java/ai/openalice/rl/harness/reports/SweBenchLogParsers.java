@@ -1,0 +1,290 @@
+package ai.openalice.rl.harness.reports;
+
+import ai.openalice.rl.events.TestStatus;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The log parsers SWE-bench's harness reads its repositories' test output with (the official
+ * package's {@code harness/log_parsers}), rewritten here rule for rule, quirks included, so that a
+ * task's tests read as SWE-bench reads them: a status line or a word splits on whitespace, so a
+ * parametrised id with a space in it ({@code test_paths[b c]}) is cut at the space as there; a later
+ * line about the same test replaces the earlier one. SWE-bench's statuses map to alice-rl's:
+ * {@code PASSED} and {@code XFAIL} (an expected failure) pass, {@code FAILED}, {@code ERROR} and
+ * {@code SKIPPED} are themselves, and anything else a line ends with counts as failed.
+ * {@code SweBenchLogParsersTest} checks each against the official parser on logs of real runs.
+ */
+public final class SweBenchLogParsers {
+    /** SWE-bench's TestStatus values, in its order (a line starting with one of them is a status line). */
+    private static final List<String> STATUSES = List.of("FAILED", "PASSED", "SKIPPED", "ERROR", "XFAIL");
+    private static final Pattern SKIP_SUMMARY = Pattern.compile("^\\[\\d+\\]$");
+    private static final Pattern WHITESPACE = Pattern.compile("\\s+");
+
+    private SweBenchLogParsers() {}
+
+    /** The parser SWE-bench names by {@code name}; null when there is none. */
+    public static TestReportParser named(String name) {
+        return switch (name) {
+            case "pytest-rA" -> new Pytest(false);
+            case "matplotlib" -> new Pytest(true);
+            case "pytest-options" -> new PytestOptions();
+            case "pytest-v2" -> new PytestV2();
+            case "django" -> new Django();
+            case "seaborn" -> new Seaborn();
+            case "sympy" -> new Sympy();
+            case "go-test" -> new GoTest();
+            default -> null;
+        };
+    }
+
+    static TestStatus status(String swebench) {
+        return switch (swebench) {
+            case "PASSED", "XFAIL" -> TestStatus.PASSED;
+            case "ERROR" -> TestStatus.ERROR;
+            case "SKIPPED" -> TestStatus.SKIPPED;
+            default -> TestStatus.FAILED;
+        };
+    }
+
+    /** Python's {@code str.split()}: the words between runs of whitespace, none at either end. */
+    static String[] words(String line) {
+        String s = line.strip();
+        return s.isEmpty() ? new String[0] : WHITESPACE.split(s);
+    }
+
+    private static boolean startsWithStatus(String line) {
+        return STATUSES.stream().anyMatch(line::startsWith);
+    }
+
+    private static boolean skipSummary(String status, String name) {
+        return status.equals("SKIPPED") && SKIP_SUMMARY.matcher(name).matches();
+    }
+
+    /** {@code parse_log_pytest} (pytest -rA's summary lines); {@code matplotlib}: the same after naming mouse buttons by number. */
+    record Pytest(boolean mouseButtons) implements TestReportParser {
+        @Override
+        public Map<String, TestStatus> parse(String output, List<String> files) {
+            var out = new LinkedHashMap<String, TestStatus>();
+            for (String line : output.split("\n", -1)) {
+                if (mouseButtons) {
+                    line = line.replace("MouseButton.LEFT", "1").replace("MouseButton.RIGHT", "3");
+                }
+                if (!startsWithStatus(line)) {
+                    continue;
+                }
+                if (line.startsWith("FAILED")) {
+                    line = line.replace(" - ", " ");
+                }
+                String[] w = words(line);
+                if (w.length > 1 && !skipSummary(w[0], w[1])) {
+                    out.put(w[1], status(w[0]));
+                }
+            }
+            return out;
+        }
+    }
+
+    /** {@code parse_log_pytest_options}: as pytest's, a parameter that is a path reduced to its last part ({@code [/a/b.txt]} → {@code [/b.txt]}). */
+    record PytestOptions() implements TestReportParser {
+        private static final Pattern OPTION = Pattern.compile("(.*?)\\[(.*)\\]");
+
+        @Override
+        public Map<String, TestStatus> parse(String output, List<String> files) {
+            var out = new LinkedHashMap<String, TestStatus>();
+            for (String line : output.split("\n", -1)) {
+                if (!startsWithStatus(line)) {
+                    continue;
+                }
+                if (line.startsWith("FAILED")) {
+                    line = line.replace(" - ", " ");
+                }
+                String[] w = words(line);
+                if (w.length <= 1 || skipSummary(w[0], w[1])) {
+                    continue;
+                }
+                String name = w[1];
+                Matcher m = OPTION.matcher(name);
+                if (m.find()) {
+                    String option = m.group(2);
+                    if (option.startsWith("/") && !option.startsWith("//") && !option.contains("*")) {
+                        option = "/" + option.substring(option.lastIndexOf('/') + 1);
+                    }
+                    name = m.group(1) + "[" + option + "]";
+                }
+                out.put(name, status(w[0]));
+            }
+            return out;
+        }
+    }
+
+    /** {@code parse_log_pytest_v2} (astropy, scikit-learn, sphinx): colour codes and control characters dropped, verbose lines read too. */
+    record PytestV2() implements TestReportParser {
+        private static final Pattern COLOUR = Pattern.compile("\\[(\\d+)m");
+        private static final Pattern CONTROL = Pattern.compile("[\\x01-\\x1f]");
+
+        @Override
+        public Map<String, TestStatus> parse(String output, List<String> files) {
+            var out = new LinkedHashMap<String, TestStatus>();
+            for (String raw : output.split("\n", -1)) {
+                String line = CONTROL.matcher(COLOUR.matcher(raw).replaceAll("")).replaceAll("");
+                if (startsWithStatus(line)) {
+                    if (line.startsWith("FAILED")) {
+                        int dash = line.indexOf(" - ");
+                        line = dash < 0 ? line : line.substring(0, dash);
+                    }
+                    String[] w = words(line);
+                    if (w.length >= 2 && !skipSummary(w[0], w[1])) {
+                        out.put(String.join(" ", List.of(w).subList(1, w.length)), status(w[0]));
+                    }
+                } else if (STATUSES.stream().anyMatch(line::endsWith)) {
+                    String[] w = words(line);
+                    if (w.length >= 2) {
+                        out.put(String.join(" ", List.of(w).subList(0, w.length - 1)), status(w[w.length - 1]));
+                    }
+                }
+            }
+            return out;
+        }
+    }
+
+    /** {@code parse_log_seaborn}: pytest's summary lines and verbose lines with the status second. */
+    record Seaborn() implements TestReportParser {
+        @Override
+        public Map<String, TestStatus> parse(String output, List<String> files) {
+            var out = new LinkedHashMap<String, TestStatus>();
+            for (String line : output.split("\n", -1)) {
+                String[] w = words(line);
+                if (w.length < 2) {
+                    continue;
+                }
+                if (line.startsWith("FAILED")) {
+                    out.put(w[1], TestStatus.FAILED);
+                } else if (line.contains(" PASSED ")) {
+                    if (w[1].equals("PASSED")) {
+                        out.put(w[0], TestStatus.PASSED);
+                    }
+                } else if (line.startsWith("PASSED")) {
+                    out.put(w[1], TestStatus.PASSED);
+                }
+            }
+            return out;
+        }
+    }
+
+    /** {@code parse_log_django}: Django's runner at verbosity 2 ({@code name ... ok}, {@code FAIL: name}), output between a test and its verdict included. */
+    record Django() implements TestReportParser {
+        private static final String VERSION = "--version is equivalent to version";
+        private static final List<String> PASS = List.of(" ... ok", " ... OK", " ...  OK");
+        private static final int FLAGS = Pattern.MULTILINE | Pattern.UNIX_LINES;
+        /** Django's own output cutting into a test's line before its "ok" (SWE-bench's three forms). */
+        private static final List<Pattern> INTERRUPTED = List.of(
+                Pattern.compile("^(.*?)\\s\\.\\.\\.\\sTesting against Django installed in ((?s:.*?)) silenced\\)\\.\\nok$", FLAGS),
+                Pattern.compile("^(.*?)\\s\\.\\.\\.\\sInternal Server Error: /(.*)/\\nok$", FLAGS),
+                Pattern.compile("^(.*?)\\s\\.\\.\\.\\sSystem check identified no issues \\(0 silenced\\)\\nok$", FLAGS));
+
+        @Override
+        public Map<String, TestStatus> parse(String output, List<String> files) {
+            var out = new LinkedHashMap<String, TestStatus>();
+            String previous = null;
+            for (String raw : output.split("\n", -1)) {
+                String line = raw.strip();
+                if (line.contains(VERSION)) {
+                    out.put(VERSION, TestStatus.PASSED);
+                }
+                if (line.contains(" ... ")) {
+                    previous = line.substring(0, line.indexOf(" ... "));
+                }
+                for (String suffix : PASS) {
+                    if (line.endsWith(suffix)) {
+                        if (line.startsWith("Applying sites.0002_alter_domain_unique...test_no_migrations")) { // SWE-bench's fix for django-7188
+                            line = line.substring(line.indexOf("...") + 3).strip();
+                        }
+                        out.put(line.substring(0, line.lastIndexOf(suffix)), TestStatus.PASSED);
+                        break;
+                    }
+                }
+                if (line.contains(" ... skipped")) {
+                    out.put(line.substring(0, line.indexOf(" ... skipped")), TestStatus.SKIPPED);
+                }
+                if (line.endsWith(" ... FAIL")) {
+                    out.put(line.substring(0, line.indexOf(" ... FAIL")), TestStatus.FAILED);
+                }
+                String[] w = words(line);
+                if (line.startsWith("FAIL:") && w.length > 1) {
+                    out.put(w[1], TestStatus.FAILED); // the method's name alone, as SWE-bench keys it
+                }
+                if (line.endsWith(" ... ERROR")) {
+                    out.put(line.substring(0, line.indexOf(" ... ERROR")), TestStatus.ERROR);
+                }
+                if (line.startsWith("ERROR:") && w.length > 1) {
+                    out.put(w[1], TestStatus.ERROR);
+                }
+                if (line.startsWith("ok") && previous != null) {
+                    out.put(previous, TestStatus.PASSED);
+                }
+            }
+            for (Pattern p : INTERRUPTED) {
+                Matcher m = p.matcher(output);
+                while (m.find()) {
+                    out.put(m.group(1), TestStatus.PASSED);
+                }
+            }
+            return out;
+        }
+    }
+
+    /** {@code parse_log_sympy}: SymPy's runner ({@code bin/test --verbose}: {@code test_name ok}, {@code F}, {@code E}; failures' headers). */
+    record Sympy() implements TestReportParser {
+        private static final Pattern HEADER = Pattern.compile("(_*) (.*)\\.py:(.*) (_*)", Pattern.UNIX_LINES);
+
+        @Override
+        public Map<String, TestStatus> parse(String output, List<String> files) {
+            var out = new LinkedHashMap<String, TestStatus>();
+            Matcher m = HEADER.matcher(output);
+            while (m.find()) {
+                out.put(m.group(2) + ".py:" + m.group(3), TestStatus.FAILED);
+            }
+            for (String raw : output.split("\n", -1)) {
+                String line = raw.strip();
+                if (!line.startsWith("test_")) {
+                    continue;
+                }
+                String first = words(line)[0];
+                if (line.endsWith(" E")) {
+                    out.put(first, TestStatus.ERROR);
+                }
+                if (line.endsWith(" F")) {
+                    out.put(first, TestStatus.FAILED);
+                }
+                if (line.endsWith(" ok")) {
+                    out.put(first, TestStatus.PASSED);
+                }
+            }
+            return out;
+        }
+    }
+
+    /** {@code parse_log_gotest}: {@code go test -v}'s {@code --- PASS/FAIL/SKIP: name (time)} lines, subtests included. */
+    record GoTest() implements TestReportParser {
+        private static final Pattern RESULT = Pattern.compile("--- (PASS|FAIL|SKIP): (.+) \\((.+)\\)");
+
+        @Override
+        public Map<String, TestStatus> parse(String output, List<String> files) {
+            var out = new LinkedHashMap<String, TestStatus>();
+            for (String line : output.split("\n", -1)) {
+                Matcher m = RESULT.matcher(line.strip());
+                if (m.matches()) {
+                    out.put(m.group(2), switch (m.group(1)) {
+                        case "PASS" -> TestStatus.PASSED;
+                        case "FAIL" -> TestStatus.FAILED;
+                        default -> TestStatus.SKIPPED;
+                    });
+                }
+            }
+            return out;
+        }
+    }
+}
