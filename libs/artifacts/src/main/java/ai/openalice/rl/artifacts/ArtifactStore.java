@@ -1,6 +1,9 @@
 package ai.openalice.rl.artifacts;
 
 import ai.openalice.rl.events.ArtifactRef;
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.Trajectory;
+import ai.openalice.rl.events.TrajectoryRef;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,6 +52,24 @@ public interface ArtifactStore {
     /** Deletes every artifact directly under {@code prefix} (a checkpoint's files, when its version goes). */
     default Pruned deleteAll(String prefix) throws IOException {
         return prune(prefix, Duration.ZERO, Instant.MAX);
+    }
+
+    /**
+     * The trajectory {@code ref} holds or names: an inline one as it came, a stored one read (checked
+     * against the sha256 the event carries: a file replaced or cut short is refused) and decoded; an
+     * IllegalStateException naming the artifact when it cannot be read.
+     */
+    default Trajectory trajectory(TrajectoryRef ref) {
+        return switch (ref) {
+            case TrajectoryRef.Inline i -> i.trajectory();
+            case TrajectoryRef.Stored s -> {
+                try {
+                    yield EventCodec.mapper().readValue(read(s.artifact()), Trajectory.class);
+                } catch (IOException e) {
+                    throw new IllegalStateException("cannot read the trajectory at " + s.artifact().uri() + ": " + e.getMessage(), e);
+                }
+            }
+        };
     }
 
     /** What one prune deleted. */

@@ -9,7 +9,6 @@ import ai.openalice.rl.events.TaskAccepted;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Topic;
 import ai.openalice.rl.events.Trajectory;
-import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.VerificationCompleted;
 import ai.openalice.rl.events.VerificationStatus;
 import ai.openalice.rl.events.task.Task;
@@ -30,7 +29,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -101,7 +99,7 @@ public class ScoringService {
                 throw new IllegalStateException(v.logContext() + ": task v" + version + " never arrived on tasks.accepted");
             }
             Rubric rubric = rubricOf(task.get(), version, v.logContext());
-            Trajectory turns = trajectory(episode.trajectory());
+            Trajectory turns = artifacts.trajectory(episode.trajectory());
             var facts = EpisodeFacts.of(turns, episode.patch(), task.get().limits().maxSteps(), episode.termination());
             var privileged = Privileged.of(task.get());
             var result = Scorer.score(rubric, facts, privileged, v.resolved(), config.gamma(), config.submitRequired());
@@ -155,16 +153,4 @@ public class ScoringService {
         return Rubric.builtIn();
     }
 
-    private Trajectory trajectory(TrajectoryRef ref) {
-        return switch (ref) {
-            case TrajectoryRef.Inline i -> i.trajectory();
-            case TrajectoryRef.Stored s -> {
-                try {
-                    yield EventCodec.mapper().readValue(artifacts.read(s.artifact()), Trajectory.class);
-                } catch (IOException e) {
-                    throw new IllegalStateException("cannot read the trajectory at " + s.artifact().uri() + ": " + e.getMessage(), e);
-                }
-            }
-        };
-    }
 }

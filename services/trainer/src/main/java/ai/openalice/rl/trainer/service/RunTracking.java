@@ -1,11 +1,9 @@
 package ai.openalice.rl.trainer.service;
 
 import ai.openalice.rl.artifacts.ArtifactStore;
-import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RewardScored;
 import ai.openalice.rl.events.TrainingMetrics;
 import ai.openalice.rl.events.Trajectory;
-import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.model.checkpoint.Manifest;
 import ai.openalice.rl.tracking.EpisodeTraces;
 import ai.openalice.rl.tracking.MlflowClient;
@@ -167,17 +165,7 @@ public final class RunTracking implements AutoCloseable {
         if (traces == null) {
             return;
         }
-        Supplier<Trajectory> trajectory = () -> switch (scored.trajectory()) {
-            case TrajectoryRef.Inline i -> i.trajectory();
-            case TrajectoryRef.Stored s -> {
-                try {
-                    yield EventCodec.mapper().readValue(artifacts.read(s.artifact()), Trajectory.class);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }
-            case null -> new Trajectory(List.of());
-        };
+        Supplier<Trajectory> trajectory = () -> scored.trajectory() == null ? new Trajectory(List.of()) : artifacts.trajectory(scored.trajectory());
         traces.submit(scored, trajectory, scoredAt);
     }
 

@@ -5,9 +5,7 @@ import ai.openalice.rl.core.filter.CompactFilter;
 import ai.openalice.rl.core.loss.Aggregation;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Envelope;
-import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.TrainingMetrics;
-import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.events.Turn;
 import ai.openalice.rl.model.GptConfig;
@@ -18,7 +16,6 @@ import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.trainer.config.TrainerConfig;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import ai.openalice.rl.trainer.tinker.TinkerLearner;
-import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -376,17 +373,12 @@ public final class TrainingLoop implements Runnable {
     }
 
     private List<Turn> turns(TrainerStore.Member m) {
-        return switch (m.trajectory()) {
-            case TrajectoryRef.Inline i -> i.trajectory().turns();
-            case TrajectoryRef.Stored s -> {
-                try {
-                    // checked against the sha256 the event carries: a file replaced or cut short is refused, not trained on
-                    yield EventCodec.mapper().readValue(artifacts.read(s.artifact()), Trajectory.class).turns();
-                } catch (IOException e) {
-                    throw new IllegalStateException("cannot read the trajectory of " + m.rolloutId() + " at " + s.artifact().uri() + ": " + e.getMessage(), e);
-                }
-            }
-        };
+        try {
+            // a stored one is checked against the sha256 the event carries: a file replaced or cut short is refused, not trained on
+            return artifacts.trajectory(m.trajectory()).turns();
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException(m.rolloutId() + ": " + e.getMessage(), e);
+        }
     }
 
     private static void sleep(long ms) {
