@@ -28,9 +28,9 @@ public final class SweBenchLogParsers {
     /** The parser SWE-bench names by {@code name}; null when there is none. */
     public static TestReportParser named(String name) {
         return switch (name) {
-            case "pytest-rA" -> new Pytest(false);
-            case "matplotlib" -> new Pytest(true);
-            case "pytest-options" -> new PytestOptions();
+            case "pytest-rA" -> new Pytest(false, false);
+            case "matplotlib" -> new Pytest(true, false);
+            case "pytest-options" -> new Pytest(false, true);
             case "pytest-v2" -> new PytestV2();
             case "django" -> new Django();
             case "seaborn" -> new Seaborn();
@@ -63,8 +63,16 @@ public final class SweBenchLogParsers {
         return status.equals("SKIPPED") && SKIP_SUMMARY.matcher(name).matches();
     }
 
-    /** {@code parse_log_pytest} (pytest -rA's summary lines); {@code matplotlib}: the same after naming mouse buttons by number. */
-    record Pytest(boolean mouseButtons) implements TestReportParser {
+    /**
+     * pytest -rA's summary lines ({@code STATUS id}, a failure's {@code " - "} message joined in), as
+     * three of SWE-bench's parsers read them: {@code parse_log_pytest}; {@code parse_log_matplotlib},
+     * the same after naming mouse buttons by number ({@code mouseButtons}); and
+     * {@code parse_log_pytest_options}, the same with a parameter that is a path reduced to its last
+     * part ({@code [/a/b.txt]} → {@code [/b.txt]}; {@code pathOptions}).
+     */
+    record Pytest(boolean mouseButtons, boolean pathOptions) implements TestReportParser {
+        private static final Pattern OPTION = Pattern.compile("(.*?)\\[(.*)\\]");
+
         @Override
         public Map<String, TestStatus> parse(String output, List<String> files) {
             var out = new LinkedHashMap<String, TestStatus>();
@@ -80,43 +88,22 @@ public final class SweBenchLogParsers {
                 }
                 String[] w = words(line);
                 if (w.length > 1 && !skipSummary(w[0], w[1])) {
-                    out.put(w[1], status(w[0]));
+                    out.put(pathOptions ? lastPathPart(w[1]) : w[1], status(w[0]));
                 }
             }
             return out;
         }
-    }
 
-    /** {@code parse_log_pytest_options}: as pytest's, a parameter that is a path reduced to its last part ({@code [/a/b.txt]} → {@code [/b.txt]}). */
-    record PytestOptions() implements TestReportParser {
-        private static final Pattern OPTION = Pattern.compile("(.*?)\\[(.*)\\]");
-
-        @Override
-        public Map<String, TestStatus> parse(String output, List<String> files) {
-            var out = new LinkedHashMap<String, TestStatus>();
-            for (String line : output.split("\n", -1)) {
-                if (!startsWithStatus(line)) {
-                    continue;
-                }
-                if (line.startsWith("FAILED")) {
-                    line = line.replace(" - ", " ");
-                }
-                String[] w = words(line);
-                if (w.length <= 1 || skipSummary(w[0], w[1])) {
-                    continue;
-                }
-                String name = w[1];
-                Matcher m = OPTION.matcher(name);
-                if (m.find()) {
-                    String option = m.group(2);
-                    if (option.startsWith("/") && !option.startsWith("//") && !option.contains("*")) {
-                        option = "/" + option.substring(option.lastIndexOf('/') + 1);
-                    }
-                    name = m.group(1) + "[" + option + "]";
-                }
-                out.put(name, status(w[0]));
+        private static String lastPathPart(String name) {
+            Matcher m = OPTION.matcher(name);
+            if (!m.find()) {
+                return name;
             }
-            return out;
+            String option = m.group(2);
+            if (option.startsWith("/") && !option.startsWith("//") && !option.contains("*")) {
+                option = "/" + option.substring(option.lastIndexOf('/') + 1);
+            }
+            return m.group(1) + "[" + option + "]";
         }
     }
 
