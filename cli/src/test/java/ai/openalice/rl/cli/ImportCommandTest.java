@@ -72,6 +72,54 @@ class ImportCommandTest {
         assertTrue(TaskReader.read(out).getFirst() instanceof TaskReader.Line.Valid, "a valid task");
     }
 
+    /**
+     * Rows of repositories alice-rl's own table lacks take SWE-bench's spec (its command, parser and
+     * JDK); a version neither knows, or one SWE-bench cannot run either, is refused naming it; a 5.x
+     * row's own eval_script and log_parser come first. Expected commands are SWE-bench's, by hand
+     * from its constants: requests 2.0 runs {@code pytest -rA} and the test patch's files.
+     */
+    @Test
+    void sweBenchsTableCoversTheRepositoriesOursLacks() throws Exception {
+        String testPatch = "diff --git a/test_requests.py b/test_requests.py\n--- a/test_requests.py\n+++ b/test_requests.py\n@@ -1 +1 @@\n-a\n+b\n";
+        var gson = (ObjectNode) M.readTree(sweBenchRow("google__gson-2158", "google/gson", "[\"com.google.gson.functional.PrimitiveTest#testByteSerialization\"]"));
+        gson.put("version", "2158");
+        var requests = (ObjectNode) M.readTree(sweBenchRow("psf__requests-1142", "psf/requests", "[\"test_requests.py::RequestsTestCase::test_no_content_length\"]"));
+        requests.put("version", "1.1").put("test_patch", testPatch);
+        var unknown = requests.deepCopy().put("instance_id", "psf__requests-9").put("version", "9.9");
+        var dbt = requests.deepCopy().put("instance_id", "dbt-labs__dbt-core-1").put("repo", "dbt-labs/dbt-core").put("version", "0.13");
+        var five = requests.deepCopy().put("instance_id", "psf__requests-5").put("version", "9.9").put("log_parser", "parse_log_requests")
+                .put("eval_script", "#!/bin/bash\nset -uxo pipefail\ncd /testbed\n: '>>>>> Start Test Output'\npytest -rA tests/test_requests.py\n: '>>>>> End Test Output'\n");
+        Path in = dir.resolve("swebench.jsonl");
+        Files.write(in, List.of(M.writeValueAsString(gson), M.writeValueAsString(requests), M.writeValueAsString(unknown), M.writeValueAsString(dbt),
+                M.writeValueAsString(five)));
+        Path out = dir.resolve("swebench-tasks.jsonl");
+        var r = run("tasks", "import", "--from", "swe-bench", in.toString(), "--out", out.toString());
+        assertEquals(TasksCommand.SOME_REJECTED, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains(in + ":3: test_command: the row has none, and the repository spec table has no entry for repo 'psf/requests' at version '9.9'"
+                + " (SWE-bench's table knows 28 versions of it, 0.7, 0.8, 0.9, 0.11, 0.13, 0.14 … 3.0)"), r.out());
+        assertTrue(r.out().contains(in + ":4: test_command: the row has none, and SWE-bench's spec of dbt-labs/dbt-core 0.13 names no test command"), r.out());
+        assertTrue(r.out().contains("--specs"), r.out());
+        var tasks = Files.readAllLines(out).stream().map(ImportCommandTest::readTree).toList();
+        assertEquals(3, tasks.size(), r.out());
+        assertEquals("mvn -B -q test -pl gson -DfailIfNoTests=false -Dsurefire.failIfNoSpecifiedTests=false -Dtest=com.google.gson.functional.PrimitiveTest",
+                tasks.get(0).get("test_command").asText(), "alice-rl's entry for gson: one mvn run of the gson module");
+        assertEquals("11", tasks.get(0).get("toolchain").get("java").asText(), "the JDK of SWE-bench's image of gson 2158");
+        assertEquals("set -uxo pipefail\npython -m pip install .\npytest -rA test_requests.py", tasks.get(1).get("test_command").asText());
+        assertEquals("pytest-options", tasks.get(1).get("test_report").get("parser").asText(), "requests' parser is SWE-bench's pytest_options");
+        assertEquals("swebench:psf/requests@1.1", tasks.get(1).get("spec").asText());
+        assertEquals("set -uxo pipefail\npytest -rA tests/test_requests.py", tasks.get(2).get("test_command").asText(),
+                "the row's eval_script, from after its start marker to its end marker");
+        assertEquals("row:eval_script", tasks.get(2).get("spec").asText());
+    }
+
+    private static JsonNode readTree(String line) {
+        try {
+            return M.readTree(line);
+        } catch (Exception e) {
+            throw new AssertionError(line, e);
+        }
+    }
+
     @Test
     void aSpecTableOfOnesOwnNamesTheToolchain() throws Exception {
         Path specs = dir.resolve("specs.json");

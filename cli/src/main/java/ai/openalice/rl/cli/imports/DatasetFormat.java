@@ -1,6 +1,5 @@
 package ai.openalice.rl.cli.imports;
 
-import ai.openalice.rl.harness.PatchPaths;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
@@ -79,10 +78,15 @@ public enum DatasetFormat {
             all.addAll(p2p);
             String repo = row.path("repo").asText(null);
             String version = row.hasNonNull("version") ? row.get("version").asText() : null;
-            var testFiles = PatchPaths.of(row.path("test_patch").asText(""));
-            var spec = specs.resolve(repo, version, row.path("language").asText(null), all, testFiles)
-                    .orElseThrow(() -> new Unmappable("test_command", "the row has none, and the repository spec table has no entry for repo '" + repo
-                            + "'" + (row.has("language") ? " or language '" + row.path("language").asText() + "'" : "") + " (add one with --specs)"));
+            RepoSpecs.Resolved spec;
+            try {
+                spec = SweBenchSpecs.ofRow(row).or(() -> specs.resolve(repo, version, row.path("language").asText(null), all, row.path("test_patch").asText("")))
+                        .orElseThrow(() -> new Unmappable("test_command", "the row has none, and the repository spec table has no entry for repo '" + repo
+                                + "' at version '" + version + "'" + known(specs, repo)
+                                + (row.has("language") ? " or for language '" + row.path("language").asText() + "'" : "") + " (add one with --specs)"));
+            } catch (IllegalArgumentException e) {
+                throw new Unmappable("test_command", "the row has none, and " + e.getMessage());
+            }
             if (!hasText(task, "test_command")) {
                 task.put("test_command", spec.testCommand());
             }
@@ -122,6 +126,16 @@ public enum DatasetFormat {
             }
         }
         return ws;
+    }
+
+    /** The versions of {@code repo} SWE-bench's table knows, for a refusal's message; empty when none. */
+    private static String known(RepoSpecs specs, String repo) {
+        var versions = specs.swebench().versions(repo);
+        if (versions.isEmpty()) {
+            return "";
+        }
+        return " (SWE-bench's table knows " + (versions.size() <= 12 ? String.join(", ", versions) : versions.size() + " versions of it, "
+                + String.join(", ", versions.subList(0, 6)) + " … " + versions.get(versions.size() - 1)) + ")";
     }
 
     private static List<String> tests(ObjectNode row, String field) throws Unmappable {

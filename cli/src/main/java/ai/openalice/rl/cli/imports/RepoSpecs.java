@@ -1,5 +1,6 @@
 package ai.openalice.rl.cli.imports;
 
+import ai.openalice.rl.harness.PatchPaths;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -12,25 +13,35 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * The repository spec table ({@code repo-specs.json} in the command line, or a file given with
- * {@code --specs}): how a repository's tests run when a dataset row does not say — per repository
- * and version, else the repository's default, else the row's language's default.
+ * The repository spec table: how a repository's tests run when a dataset row does not say. Read in
+ * this order: alice-rl's own entries ({@code repo-specs.json} in the command line, or a file given
+ * with {@code --specs}) per repository and version, else the repository's default; then
+ * SWE-bench's table of every repository and version its harness knows ({@link SweBenchSpecs});
+ * then the row's language's default.
  */
 public final class RepoSpecs {
     private final JsonNode table;
+    private final SweBenchSpecs swebench;
 
-    private RepoSpecs(JsonNode table) {
+    private RepoSpecs(JsonNode table, SweBenchSpecs swebench) {
         this.table = table;
+        this.swebench = swebench;
     }
 
     public static RepoSpecs bundled() throws IOException {
         try (InputStream in = RepoSpecs.class.getResourceAsStream("/repo-specs.json")) {
-            return new RepoSpecs(DatasetFile.JSON.readTree(in));
+            return new RepoSpecs(DatasetFile.JSON.readTree(in), SweBenchSpecs.bundled());
         }
     }
 
+    /** alice-rl's entries from {@code file} in place of the bundled ones, before SWE-bench's table. */
     public static RepoSpecs read(Path file) throws IOException {
-        return new RepoSpecs(DatasetFile.JSON.readTree(file.toFile()));
+        return new RepoSpecs(DatasetFile.JSON.readTree(file.toFile()), SweBenchSpecs.bundled());
+    }
+
+    /** SWE-bench's table, the second place a repository is looked up. */
+    public SweBenchSpecs swebench() {
+        return swebench;
     }
 
     /** What runs a task's tests: the command (placeholders filled), its report, the toolchain it needs (null: any). */
@@ -39,12 +50,19 @@ public final class RepoSpecs {
     /**
      * The spec for {@code repo} at {@code version} (or the {@code language}'s default), filled for
      * the listed tests and the files the task's test patch touches; empty when none applies.
+     *
+     * @throws IllegalArgumentException when the spec that applies cannot run the task's tests (see
+     *     {@link SweBenchSpecs#resolve})
      */
-    public Optional<Resolved> resolve(String repo, String version, String language, List<String> tests, Collection<String> testFiles) {
+    public Optional<Resolved> resolve(String repo, String version, String language, List<String> tests, String testPatch) {
         JsonNode r = table.path("repos").path(repo == null ? "" : repo);
         JsonNode spec = version != null && r.path("versions").has(version) ? merged(r.path("default"), r.path("versions").path(version)) : r.path("default");
         String from = "repos." + repo + (version != null && r.path("versions").has(version) ? ".versions." + version : ".default");
         if (spec.isMissingNode() || spec.isEmpty()) {
+            var sweBench = swebench.resolve(repo, version, testPatch);
+            if (sweBench.isPresent()) {
+                return sweBench;
+            }
             spec = table.path("languages").path(language == null ? "" : language.toLowerCase());
             from = "languages." + language;
         }
@@ -59,7 +77,8 @@ public final class RepoSpecs {
         }
         var pre = new StringBuilder();
         spec.path("pre_test").forEach(c -> pre.append(c.asText()).append(" && "));
-        return Optional.of(new Resolved(pre + fill(command, tests, testFiles), report, from, spec.get("toolchain")));
+        JsonNode toolchain = spec.has("toolchain") ? spec.get("toolchain") : swebench.toolchain(repo, version);
+        return Optional.of(new Resolved(pre + fill(command, tests, PatchPaths.of(testPatch == null ? "" : testPatch)), report, from, toolchain));
     }
 
     private static JsonNode merged(JsonNode base, JsonNode over) {

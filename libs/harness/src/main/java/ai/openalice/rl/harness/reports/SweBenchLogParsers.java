@@ -40,6 +40,34 @@ public final class SweBenchLogParsers {
         };
     }
 
+    /**
+     * alice-rl's parser of the same reading as SWE-bench's parser function {@code function} — a
+     * name of its harness's parser registry ({@code parse_log_requests}, an alias of
+     * {@code parse_log_pytest_options}) as a dataset row's {@code log_parser} or its spec table
+     * names it; null when alice-rl has none. {@code maven}, {@code cargo} and {@code jest} read the
+     * same logs as SWE-bench's but were not compared with it rule for rule.
+     */
+    public static String forFunction(String function) {
+        if (function == null) {
+            return null;
+        }
+        return switch (function) {
+            case "parse_log_pytest", "parse_log_astroid", "parse_log_flask", "parse_log_marshmallow", "parse_log_pvlib", "parse_log_pyvista",
+                    "parse_log_sqlfluff", "parse_log_xarray" -> "pytest-rA";
+            case "parse_log_pytest_options", "parse_log_pydicom", "parse_log_requests", "parse_log_pylint" -> "pytest-options";
+            case "parse_log_pytest_v2", "parse_log_astropy", "parse_log_scikit", "parse_log_sphinx" -> "pytest-v2";
+            case "parse_log_django" -> "django";
+            case "parse_log_seaborn" -> "seaborn";
+            case "parse_log_sympy" -> "sympy";
+            case "parse_log_matplotlib" -> "matplotlib";
+            case "parse_log_gotest" -> "go-test";
+            case "parse_log_maven" -> "maven";
+            case "parse_log_cargo" -> "cargo";
+            case "parse_log_jest" -> "jest";
+            default -> null;
+        };
+    }
+
     static TestStatus status(String swebench) {
         return switch (swebench) {
             case "PASSED", "XFAIL" -> TestStatus.PASSED;

@@ -1,0 +1,185 @@
+package ai.openalice.rl.cli.imports;
+
+import ai.openalice.rl.harness.reports.SweBenchLogParsers;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * SWE-bench's repository spec table ({@code swebench-specs.json}, facts carried over from the
+ * official package by {@code dev/python/swebench_specs_table.py}): how SWE-bench's harness runs a
+ * repository's tests at a version — the command its eval script runs them with, the log parser it
+ * reads them with, the JDK its image has. The command is built here as SWE-bench's harness builds
+ * it, under {@code set -uxo pipefail} as its eval scripts run: for a Python repository, the spec's
+ * {@code eval_commands}, its {@code install} (again, after the patch) and {@code test_cmd}
+ * followed by the test patch's files (its {@code get_test_directives}); for the others, the spec's
+ * {@code build} steps and then each {@code test_cmd}. What the eval script does besides — conda,
+ * {@code cd}, resetting and applying the test patch, the output markers — the harness does its
+ * own way. {@code SweBenchSpecsTest} checks every entry against the official package.
+ */
+public final class SweBenchSpecs {
+    /** The markers SWE-bench's eval scripts put around the test commands (its START_TEST_OUTPUT, END_TEST_OUTPUT). */
+    static final String START_TEST_OUTPUT = ">>>>> Start Test Output";
+    static final String END_TEST_OUTPUT = ">>>>> End Test Output";
+    /** How swebench's get_test_directives finds a diff's files. */
+    private static final Pattern DIFF_FILE = Pattern.compile("diff --git a/.* b/(.*)", Pattern.UNIX_LINES);
+    private final JsonNode table;
+
+    private SweBenchSpecs(JsonNode table) {
+        this.table = table;
+    }
+
+    public static SweBenchSpecs bundled() throws IOException {
+        try (InputStream in = SweBenchSpecs.class.getResourceAsStream("/swebench-specs.json")) {
+            return new SweBenchSpecs(DatasetFile.JSON.readTree(in));
+        }
+    }
+
+    /** The whole table, as the resource holds it. */
+    JsonNode table() {
+        return table;
+    }
+
+    /** The repository's entry (its versions, parser and harness); missing when SWE-bench has none. */
+    public JsonNode repo(String repo) {
+        return table.path("repos").path(repo == null ? "" : repo);
+    }
+
+    /** The versions SWE-bench knows of {@code repo}, in its table's order. */
+    public List<String> versions(String repo) {
+        var out = new ArrayList<String>();
+        repo(repo).path("versions").fieldNames().forEachRemaining(out::add);
+        return out;
+    }
+
+    /**
+     * What runs {@code repo}'s tests at {@code version} for a task with {@code testPatch}; empty when
+     * SWE-bench's table has no such repository and version.
+     *
+     * @throws IllegalArgumentException when it has them but SWE-bench could not run them either (no
+     *     test command) or alice-rl cannot read their log (no parser of SWE-bench's)
+     */
+    public Optional<RepoSpecs.Resolved> resolve(String repo, String version, String testPatch) {
+        JsonNode r = repo(repo);
+        JsonNode spec = r.path("versions").path(version == null ? "" : version);
+        if (spec.isMissingNode()) {
+            return Optional.empty();
+        }
+        String where = "SWE-bench's spec of " + repo + " " + version;
+        if (!spec.has("test_cmd")) {
+            throw new IllegalArgumentException(where + " names no test command (SWE-bench cannot evaluate it either): give the row a test_command and "
+                    + "test_report, or add the repository to a table of your own with --specs");
+        }
+        String function = r.path("swebench_parser").asText(null);
+        String parser = SweBenchLogParsers.forFunction(function);
+        if (parser == null) {
+            throw new IllegalArgumentException(where + ": SWE-bench reads its tests' log with " + (function == null ? "no parser" : function)
+                    + ", which alice-rl has no parser for: give the row a test_report, or add the repository to a table of your own with --specs");
+        }
+        var lines = new ArrayList<String>();
+        lines.add("set -uxo pipefail");
+        if (r.path("harness").asText().equals("python")) {
+            spec.path("eval_commands").forEach(c -> lines.add(c.asText()));
+            if (spec.hasNonNull("install")) {
+                lines.add(spec.get("install").asText()); // run again after the patch, as the eval script does
+            }
+            var command = new StringBuilder(spec.get("test_cmd").asText());
+            for (String d : directives(testPatch, r.path("test_directives").asText("files"))) {
+                command.append(' ').append(d);
+            }
+            lines.add(command.toString());
+        } else {
+            spec.path("build").forEach(c -> lines.add(c.asText()));
+            JsonNode cmd = spec.get("test_cmd");
+            if (cmd.isArray()) {
+                cmd.forEach(c -> lines.add(c.asText()));
+            } else {
+                lines.add(cmd.asText());
+            }
+        }
+        ObjectNode report = DatasetFile.JSON.createObjectNode().put("format", "log").put("parser", parser);
+        return Optional.of(new RepoSpecs.Resolved(String.join("\n", lines), report, "swebench:" + repo + "@" + version, toolchain(spec)));
+    }
+
+    /**
+     * What a row of SWE-bench 5's datasets says itself: the commands its {@code eval_script} runs
+     * between SWE-bench's start and end markers (its tests, under {@code set -uxo pipefail}) and its
+     * {@code log_parser} (a name of swebench's parser registry); empty when the row carries no
+     * {@code eval_script}.
+     *
+     * @throws IllegalArgumentException when the script has no markers or alice-rl has no parser of
+     *     the row's
+     */
+    public static Optional<RepoSpecs.Resolved> ofRow(JsonNode row) {
+        String script = row.path("eval_script").asText("");
+        if (script.isBlank()) {
+            return Optional.empty();
+        }
+        var lines = new ArrayList<String>();
+        lines.add("set -uxo pipefail");
+        boolean inside = false;
+        boolean ended = false;
+        for (String line : script.split("\n")) {
+            if (line.contains(END_TEST_OUTPUT)) {
+                ended = inside;
+                break;
+            }
+            if (inside) {
+                lines.add(line);
+            }
+            inside |= line.contains(START_TEST_OUTPUT);
+        }
+        if (!ended) {
+            throw new IllegalArgumentException("the row's eval_script has no '" + START_TEST_OUTPUT + "' … '" + END_TEST_OUTPUT + "' section to take its test command from");
+        }
+        String function = row.path("log_parser").asText(null);
+        String parser = SweBenchLogParsers.forFunction(function);
+        if (parser == null) {
+            throw new IllegalArgumentException("the row's log_parser " + (function == null ? "is missing" : "'" + function + "' is not one alice-rl has")
+                    + ": give the row a test_report");
+        }
+        ObjectNode report = DatasetFile.JSON.createObjectNode().put("format", "log").put("parser", parser);
+        return Optional.of(new RepoSpecs.Resolved(String.join("\n", lines), report, "row:eval_script", null));
+    }
+
+    /** The JDK SWE-bench's image of the version has ({@code docker_specs.java_version}), as a task's toolchain; null for none. */
+    public JsonNode toolchain(String repo, String version) {
+        return toolchain(repo(repo).path("versions").path(version == null ? "" : version));
+    }
+
+    private static JsonNode toolchain(JsonNode spec) {
+        String java = spec.path("docker_specs").path("java_version").asText(null);
+        return java == null ? null : DatasetFile.JSON.createObjectNode().put("java", java);
+    }
+
+    /**
+     * SWE-bench's test directives of a test patch: the files of its {@code diff --git} lines in their
+     * order, less those ending with one of its non-test extensions; with {@code modules}, each as a
+     * test module ({@code tests/a/b.py} → {@code a.b}), as django's runner takes them.
+     */
+    List<String> directives(String testPatch, String kind) {
+        var skip = new ArrayList<String>();
+        table.path("non_test_exts").forEach(e -> skip.add(e.asText()));
+        var out = new ArrayList<String>();
+        Matcher m = DIFF_FILE.matcher(testPatch == null ? "" : testPatch);
+        while (m.find()) {
+            String d = m.group(1);
+            if (skip.stream().anyMatch(d::endsWith)) {
+                continue;
+            }
+            if (kind.equals("modules")) {
+                d = d.endsWith(".py") ? d.substring(0, d.length() - 3) : d;
+                d = d.startsWith("tests/") ? d.substring("tests/".length()) : d;
+                d = d.replace('/', '.');
+            }
+            out.add(d);
+        }
+        return out;
+    }
+}
