@@ -1,5 +1,6 @@
 package ai.openalice.rl.cli;
 
+import ai.openalice.rl.harness.PythonEnvironments;
 import ai.openalice.rl.harness.SandboxReadable;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,7 +12,7 @@ import picocli.CommandLine.Option;
 
 /**
  * The host folders tests need in their sandboxes — git mirrors, a Maven repository and
- * installation, an npm cache — as {@code verify}, {@code eval} and {@code train} take them. Each
+ * installation, an npm cache, Python environments — as {@code verify}, {@code eval} and {@code train} take them. Each
  * must be a folder sandbox users can read.
  */
 public final class HostFolders {
@@ -28,6 +29,21 @@ public final class HostFolders {
     @Option(names = "--npm-cache", paramLabel = "DIR",
             description = "An npm cache (npm install --cache DIR fills it) for offline JavaScript builds (readable by sandbox users).")
     public Path npmCache;
+
+    @Option(names = "--python-envs", paramLabel = "DIR", description = "Where the Python environments of tasks that name toolchain.python"
+            + " are built and cached (readable by sandbox users; default: /var/cache/alice-rl/python-envs as root, else"
+            + " ~/.cache/alice-rl/python-envs).")
+    public Path pythonEnvs;
+
+    @Option(names = "--python-root", paramLabel = "DIR", description = "A folder of Python installations by version (X.Y.Z/bin/pythonX.Y,"
+            + " as pyenv's versions folder) to build environments from; repeatable (default: ~/.pyenv/versions).")
+    public List<Path> pythonRoots;
+
+    /** The Python environments of tasks that name {@code toolchain.python}: where they are cached and built from. */
+    public PythonEnvironments python() {
+        return new PythonEnvironments(pythonEnvs != null ? pythonEnvs : PythonEnvironments.defaultCache(),
+                pythonRoots == null || pythonRoots.isEmpty() ? PythonEnvironments.defaultRoots() : pythonRoots);
+    }
 
     /** Each given folder by its option. */
     public Map<String, Path> byOption() {

@@ -30,7 +30,7 @@ final class LocalVerifier {
             throw new IllegalArgumentException(String.join("\n", problems));
         }
         return VerifierOptions.defaults().withReruns(reruns, FlakyRule.of(flakyRule)).withMaven(folders.mavenRepo, folders.mavenHome)
-                .withMirrors(folders.mirrors).withNpmCache(folders.npmCache);
+                .withMirrors(folders.mirrors).withNpmCache(folders.npmCache).withPython(folders.python());
     }
 
     /** Runs {@code work} with a harness on fresh local sandboxes, closed after. */

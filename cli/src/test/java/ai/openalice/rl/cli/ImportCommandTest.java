@@ -107,6 +107,8 @@ class ImportCommandTest {
         assertEquals("set -uxo pipefail\npython -m pip install .\npytest -rA test_requests.py", tasks.get(1).get("test_command").asText());
         assertEquals("pytest-options", tasks.get(1).get("test_report").get("parser").asText(), "requests' parser is SWE-bench's pytest_options");
         assertEquals("swebench:psf/requests@1.1", tasks.get(1).get("spec").asText());
+        assertEquals("{\"python\":{\"version\":\"3.9\",\"packages\":\"pytest\",\"install\":\"python -m pip install .\"}}",
+                tasks.get(1).get("toolchain").toString(), "the environment SWE-bench's spec of requests 1.1 builds");
         assertEquals("set -uxo pipefail\npytest -rA tests/test_requests.py", tasks.get(2).get("test_command").asText(),
                 "the row's eval_script, from after its start marker to its end marker");
         assertEquals("row:eval_script", tasks.get(2).get("spec").asText());

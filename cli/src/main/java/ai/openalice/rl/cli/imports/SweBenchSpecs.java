@@ -148,14 +148,33 @@ public final class SweBenchSpecs {
         return Optional.of(new RepoSpecs.Resolved(String.join("\n", lines), report, "row:eval_script", null));
     }
 
-    /** The JDK SWE-bench's image of the version has ({@code docker_specs.java_version}), as a task's toolchain; null for none. */
+    /**
+     * What SWE-bench's image of the version has, as a task's toolchain: its JDK
+     * ({@code docker_specs.java_version}) or its Python environment (SWE-bench's {@code python},
+     * {@code packages}, {@code pip_packages} and {@code install}, which alice-rl builds with pip);
+     * null for neither.
+     */
     public JsonNode toolchain(String repo, String version) {
         return toolchain(repo(repo).path("versions").path(version == null ? "" : version));
     }
 
     private static JsonNode toolchain(JsonNode spec) {
         String java = spec.path("docker_specs").path("java_version").asText(null);
-        return java == null ? null : DatasetFile.JSON.createObjectNode().put("java", java);
+        if (java != null) {
+            return DatasetFile.JSON.createObjectNode().put("java", java);
+        }
+        if (!spec.hasNonNull("python")) {
+            return null;
+        }
+        ObjectNode python = DatasetFile.JSON.createObjectNode().put("version", spec.get("python").asText());
+        for (String f : List.of("packages", "pip_packages", "install")) {
+            if (spec.hasNonNull(f)) {
+                python.set(f, spec.get(f).deepCopy());
+            }
+        }
+        ObjectNode toolchain = DatasetFile.JSON.createObjectNode();
+        toolchain.set("python", python);
+        return toolchain;
     }
 
     /**

@@ -56,6 +56,10 @@ final class TaskOptions {
         put(c, "verifier.maven-repository", folders.mavenRepo);
         put(c, "verifier.maven-home", folders.mavenHome);
         put(c, "verifier.npm-cache", folders.npmCache);
+        put(c, "verifier.python-envs", folders.pythonEnvs);
+        if (folders.pythonRoots != null && !folders.pythonRoots.isEmpty()) {
+            c.put("verifier.python-roots", String.join(",", folders.pythonRoots.stream().map(Path::toString).toList()));
+        }
         return c;
     }
 

@@ -40,22 +40,46 @@ public final class Harness {
 
     public Verdict verify(Task task, String patch) {
         long start = System.nanoTime();
-        if (task.javaVersion().isEmpty()) {
-            return verifyWith(task, patch, null, start);
+        Toolchains.Choice jdk = null;
+        if (task.javaVersion().isPresent()) {
+            int asked = task.javaVersion().getAsInt();
+            var host = Toolchains.scan(options.jvmRoot());
+            var found = host.java(asked);
+            if (found.isEmpty()) {
+                return environment(task, start, "the task needs java " + asked + "; this host has " + host.jdks().stream().map(j -> "java " + j.major())
+                        .toList() + " under " + options.jvmRoot() + ", none that new", "");
+            }
+            jdk = found.get();
         }
-        int asked = task.javaVersion().getAsInt();
-        var host = Toolchains.scan(options.jvmRoot());
-        var jdk = host.java(asked);
-        if (jdk.isEmpty()) {
-            return verdict(task, VerificationStatus.INFRA_ERROR, Map.of(), List.of(), 0, start, "the task needs java " + asked + "; this host has "
-                    + host.jdks().stream().map(j -> "java " + j.major()).toList() + " under " + options.jvmRoot() + ", none that new",
-                    "", null, Verdict.Cause.ENVIRONMENT);
+        PythonEnvironments.Built python = null;
+        if (task.pythonToolchain().isPresent()) {
+            if (options.python() == null) {
+                return environment(task, start, "the task needs a Python environment (toolchain.python) and this verifier builds none", "");
+            }
+            try {
+                python = options.python().ensure(task.pythonToolchain().get(), WorkspaceSource.of(task.workspace(), options.mirrors()));
+            } catch (PythonEnvironments.Unavailable e) {
+                return environment(task, start, e.getMessage(), e.logTail());
+            }
         }
-        return verifyWith(task, patch, jdk.get(), start).withToolchain(jdk.get().describe());
+        Verdict v = verifyWith(task, patch, jdk, python, start);
+        var used = new ArrayList<String>();
+        if (jdk != null) {
+            used.add(jdk.describe());
+        }
+        if (python != null) {
+            used.add(python.describe());
+        }
+        return used.isEmpty() ? v : v.withToolchain(String.join("; ", used));
     }
 
-    private Verdict verifyWith(Task task, String patch, Toolchains.Choice jdk, long start) {
-        try (Sandbox s = sandboxes.create(spec(task, jdk))) {
+    /** The task's environment cannot be had on this host: not the patch's doing, so an infrastructure error the trainer masks. */
+    private Verdict environment(Task task, long start, String reason, String logTail) {
+        return verdict(task, VerificationStatus.INFRA_ERROR, Map.of(), List.of(), 0, start, reason, logTail, null, Verdict.Cause.ENVIRONMENT);
+    }
+
+    private Verdict verifyWith(Task task, String patch, Toolchains.Choice jdk, PythonEnvironments.Built python, long start) {
+        try (Sandbox s = sandboxes.create(spec(task, jdk, python))) {
             ExecResult head = s.exec("git rev-parse HEAD", STEP);
             if (!head.ok()) {
                 return infra(task, start, "the task's workspace has no base commit: " + head.stderr().strip());
@@ -126,9 +150,9 @@ public final class Harness {
                 + " || exit 126";
     }
 
-    private SandboxSpec spec(Task task, Toolchains.Choice jdk) {
+    private SandboxSpec spec(Task task, Toolchains.Choice jdk, PythonEnvironments.Built python) {
         var base = SandboxSpec.of(WorkspaceSource.of(task.workspace(), options.mirrors())).withLimits(options.limits());
-        return TestEnvironment.of(options.mavenRepository(), options.mavenHome(), options.npmCache(), jdk).applyTo(base)
+        return TestEnvironment.of(options.mavenRepository(), options.mavenHome(), options.npmCache(), jdk).withPython(python).applyTo(base)
                 .withLabels(Map.of("task", task.instanceId(), "purpose", "verify"));
     }
 

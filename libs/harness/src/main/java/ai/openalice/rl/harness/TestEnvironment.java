@@ -56,6 +56,26 @@ public record TestEnvironment(Map<String, String> env, List<SandboxSpec.ReadOnly
         return new TestEnvironment(env, mounts);
     }
 
+    /**
+     * This environment with {@code python}'s (null: none) mounted read-only where it was built,
+     * its interpreter first on {@code PATH} and its shared library found; pip installs into the
+     * user site under the sandbox's {@code HOME} ({@code /tmp/.local}, its scripts next on
+     * {@code PATH}), offline and without build isolation (what a build needs is in the environment).
+     */
+    public TestEnvironment withPython(PythonEnvironments.Built python) {
+        if (python == null) {
+            return this;
+        }
+        var e = new HashMap<>(env);
+        String home = python.home().toString();
+        e.put("PATH", "/tmp/.local/bin:" + home + "/bin:" + env.getOrDefault("PATH", SYSTEM_PATH));
+        e.put("LD_LIBRARY_PATH", home + "/lib");
+        e.putAll(Map.of("PIP_USER", "1", "PIP_NO_INDEX", "1", "PIP_NO_BUILD_ISOLATION", "0", "PIP_DISABLE_PIP_VERSION_CHECK", "1"));
+        var m = new ArrayList<>(mounts);
+        m.add(new SandboxSpec.ReadOnlyMount(python.home(), home));
+        return new TestEnvironment(e, m);
+    }
+
     /** {@code spec} with this environment and these mounts. */
     public SandboxSpec applyTo(SandboxSpec spec) {
         return spec.withEnv(env).withMounts(mounts);

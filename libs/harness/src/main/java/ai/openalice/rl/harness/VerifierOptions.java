@@ -18,35 +18,41 @@ import java.nio.file.Path;
  * @param npmCache an npm cache (as {@code npm install --cache DIR} fills it) exposed read-only at
  *     {@code /npm-cache} and copied to a writable {@code /tmp/npm-cache} before the tests, with npm
  *     set to offline, for JavaScript builds without network; readable by sandbox users; null = none
+ * @param python where the Python environments of tasks that name {@code toolchain.python} are
+ *     built and cached (readable by sandbox users); null = such tasks get an environment verdict
  */
 public record VerifierOptions(int rerunFailures, FlakyRule flakyRule, Path mavenRepository, Path mavenHome, Path mirrors, SandboxLimits limits,
-        Path jvmRoot, Path npmCache) {
+        Path jvmRoot, Path npmCache, PythonEnvironments python) {
 
     /** Where the host's JDKs are (a task's {@code toolchain.java} picks one). */
     public static final Path HOST_JVMS = Path.of("/usr/lib/jvm");
 
     public static VerifierOptions defaults() {
-        return new VerifierOptions(0, FlakyRule.STRICT, null, null, null, SandboxLimits.defaults().withOutputBytes(4 * 1024 * 1024), HOST_JVMS, null);
+        return new VerifierOptions(0, FlakyRule.STRICT, null, null, null, SandboxLimits.defaults().withOutputBytes(4 * 1024 * 1024), HOST_JVMS, null, null);
     }
 
     public VerifierOptions withReruns(int n, FlakyRule rule) {
-        return new VerifierOptions(n, rule, mavenRepository, mavenHome, mirrors, limits, jvmRoot, npmCache);
+        return new VerifierOptions(n, rule, mavenRepository, mavenHome, mirrors, limits, jvmRoot, npmCache, python);
     }
 
     public VerifierOptions withMaven(Path repository, Path home) {
-        return new VerifierOptions(rerunFailures, flakyRule, repository, home, mirrors, limits, jvmRoot, npmCache);
+        return new VerifierOptions(rerunFailures, flakyRule, repository, home, mirrors, limits, jvmRoot, npmCache, python);
     }
 
     public VerifierOptions withMirrors(Path m) {
-        return new VerifierOptions(rerunFailures, flakyRule, mavenRepository, mavenHome, m, limits, jvmRoot, npmCache);
+        return new VerifierOptions(rerunFailures, flakyRule, mavenRepository, mavenHome, m, limits, jvmRoot, npmCache, python);
     }
 
     /** JDKs from another folder than the host's (tests). */
     public VerifierOptions withJvmRoot(Path root) {
-        return new VerifierOptions(rerunFailures, flakyRule, mavenRepository, mavenHome, mirrors, limits, root, npmCache);
+        return new VerifierOptions(rerunFailures, flakyRule, mavenRepository, mavenHome, mirrors, limits, root, npmCache, python);
     }
 
     public VerifierOptions withNpmCache(Path cache) {
-        return new VerifierOptions(rerunFailures, flakyRule, mavenRepository, mavenHome, mirrors, limits, jvmRoot, cache);
+        return new VerifierOptions(rerunFailures, flakyRule, mavenRepository, mavenHome, mirrors, limits, jvmRoot, cache, python);
+    }
+
+    public VerifierOptions withPython(PythonEnvironments environments) {
+        return new VerifierOptions(rerunFailures, flakyRule, mavenRepository, mavenHome, mirrors, limits, jvmRoot, npmCache, environments);
     }
 }

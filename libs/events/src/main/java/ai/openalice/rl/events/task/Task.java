@@ -1,8 +1,10 @@
 package ai.openalice.rl.events.task;
 
 import ai.openalice.rl.events.AgentTask;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -40,6 +42,15 @@ public record Task(
     public OptionalInt javaVersion() {
         var v = raw.path("toolchain").path("java");
         return v.isMissingNode() || v.isNull() ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(v.asText()));
+    }
+
+    /**
+     * The Python environment the task's tests need ({@code toolchain.python}, in SWE-bench's words:
+     * {@code version}, {@code packages}, {@code pip_packages}, {@code install}), when it names one.
+     */
+    public Optional<JsonNode> pythonToolchain() {
+        var v = raw.path("toolchain").path("python");
+        return v.isObject() ? Optional.of(v.deepCopy()) : Optional.empty();
     }
 
     /** What the agent may see of this task (revision {@code taskVersion}), outside the loop (no content hash). */

@@ -99,12 +99,46 @@ public final class TaskParser {
             return;
         }
         t.properties().forEach(e -> {
-            if (!e.getKey().equals("java")) {
-                errors.add(new FieldError("toolchain." + e.getKey(), Code.UNKNOWN_TYPE, "unknown toolchain (java is known)"));
+            if (e.getKey().equals("python")) {
+                python(e.getValue(), errors);
+            } else if (!e.getKey().equals("java")) {
+                errors.add(new FieldError("toolchain." + e.getKey(), Code.UNKNOWN_TYPE, "unknown toolchain (java and python are known)"));
             } else if (!e.getValue().asText().matches("[1-9][0-9]?")) {
                 errors.add(new FieldError("toolchain.java", Code.INVALID_VALUE, "must be a Java major version like 8, 11 or 17, got " + e.getValue()));
             }
         });
+    }
+
+    /**
+     * {@code toolchain.python}: {@code {"version": "3.9"}} and, in SWE-bench's words, optional
+     * {@code packages} (a space-separated list, or {@code requirements.txt}), {@code pip_packages}
+     * (an array of requirements) and {@code install} (the command that installs the project).
+     */
+    private static void python(JsonNode p, List<FieldError> errors) {
+        if (!p.isObject()) {
+            errors.add(new FieldError("toolchain.python", Code.WRONG_TYPE, "must be an object like {\"version\": \"3.9\"}, got " + kind(p)));
+            return;
+        }
+        if (!p.path("version").asText("").matches("[23]\\.[0-9]{1,2}")) {
+            errors.add(new FieldError("toolchain.python.version", Code.INVALID_VALUE, "must be a Python version like 3.9, got " + p.get("version")));
+        }
+        for (String f : List.of("packages", "install")) {
+            if (p.has(f) && !p.get(f).isTextual()) {
+                errors.add(new FieldError("toolchain.python." + f, Code.WRONG_TYPE, "must be a string, got " + kind(p.get(f))));
+            }
+        }
+        if (p.has("pip_packages") && (!p.get("pip_packages").isArray() || !allText(p.get("pip_packages")))) {
+            errors.add(new FieldError("toolchain.python.pip_packages", Code.WRONG_TYPE, "must be an array of requirement strings"));
+        }
+    }
+
+    private static boolean allText(JsonNode array) {
+        for (JsonNode e : array) {
+            if (!e.isTextual()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String requiredString(ObjectNode obj, String field, List<FieldError> errors) {

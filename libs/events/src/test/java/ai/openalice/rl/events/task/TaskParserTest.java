@@ -85,11 +85,25 @@ class TaskParserTest {
         var node = sweBench();
         node.putObject("toolchain").put("java", 11);
         assertEquals(11, valid(node).javaVersion().getAsInt());
-        node.putObject("toolchain").put("java", "eleven").put("python", "3.11");
+        node.putObject("toolchain").put("java", "eleven").put("python", "3.11").put("ruby", "3");
         var errors = errors(node);
         assertEquals(FieldError.Code.INVALID_VALUE, errors.get("toolchain.java"));
-        assertEquals(FieldError.Code.UNKNOWN_TYPE, errors.get("toolchain.python"));
+        assertEquals(FieldError.Code.WRONG_TYPE, errors.get("toolchain.python"), "an object, in SWE-bench's words");
+        assertEquals(FieldError.Code.UNKNOWN_TYPE, errors.get("toolchain.ruby"));
         assertTrue(valid(sweBench()).javaVersion().isEmpty(), "none named: the host's");
+    }
+
+    @Test
+    void aPythonToolchainIsSweBenchsSpec() throws Exception {
+        var node = sweBench();
+        node.set("toolchain", json("{'python': {'version': '3.9', 'packages': 'pytest', 'pip_packages': ['six==1.16.0'], 'install': 'python -m pip install .'}}"));
+        assertEquals("3.9", valid(node).pythonToolchain().orElseThrow().get("version").asText());
+        node.set("toolchain", json("{'python': {'version': 'py3', 'packages': ['pytest'], 'pip_packages': 'six'}}"));
+        var errors = errors(node);
+        assertEquals(FieldError.Code.INVALID_VALUE, errors.get("toolchain.python.version"));
+        assertEquals(FieldError.Code.WRONG_TYPE, errors.get("toolchain.python.packages"));
+        assertEquals(FieldError.Code.WRONG_TYPE, errors.get("toolchain.python.pip_packages"));
+        assertTrue(valid(sweBench()).pythonToolchain().isEmpty());
     }
 
     @Test

@@ -5,6 +5,7 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /** The verifier service's settings ({@code verifier.*}). */
@@ -33,6 +34,15 @@ public interface VerifierConfig {
 
     /** An npm cache mounted read-only in sandboxes (copied to a writable one there) for offline JavaScript builds. */
     Optional<Path> npmCache();
+
+    /**
+     * Where the Python environments of tasks that name {@code toolchain.python} are built and
+     * cached (readable by sandbox users); default: {@code PythonEnvironments.defaultCache()}.
+     */
+    Optional<Path> pythonEnvs();
+
+    /** Folders of Python installations by version ({@code X.Y.Z/bin/pythonX.Y}) environments are built from; default: pyenv's. */
+    Optional<List<Path>> pythonRoots();
 
     /**
      * How long making a sandbox waits out a back end that cannot start one, with pauses of 1 s

@@ -1,6 +1,7 @@
 package ai.openalice.rl.verifier.service;
 
 import ai.openalice.rl.harness.Harness;
+import ai.openalice.rl.harness.PythonEnvironments;
 import ai.openalice.rl.harness.SandboxReadable;
 import ai.openalice.rl.harness.VerifierOptions;
 import ai.openalice.rl.sandbox.OutageWaitingProvider;
@@ -44,7 +45,9 @@ public class HarnessProducer {
         SandboxReadable.requireReadable("verifier", mounted);
         var options = VerifierOptions.defaults().withReruns(config.reruns(), config.flakyRule())
                 .withMaven(config.mavenRepository().orElse(null), config.mavenHome().orElse(null)).withNpmCache(config.npmCache().orElse(null))
-                .withMirrors(config.mirrors().orElse(null));
+                .withMirrors(config.mirrors().orElse(null))
+                .withPython(new PythonEnvironments(config.pythonEnvs().orElseGet(PythonEnvironments::defaultCache),
+                        config.pythonRoots().orElseGet(PythonEnvironments::defaultRoots)));
         var waiting = OutageWaitingProvider.of(sandboxes, config.sandboxOutageGrace());
         metrics.gauge("verifier_sandbox_backend_available", waiting, w -> w.available() ? 1 : 0);
         metrics.more().counter("verifier_sandbox_outage_waits_total", List.of(), waiting, w -> w.waits());

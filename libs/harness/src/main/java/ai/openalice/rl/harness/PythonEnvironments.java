@@ -1,0 +1,225 @@
+package ai.openalice.rl.harness;
+
+import ai.openalice.rl.sandbox.HostCommand;
+import ai.openalice.rl.sandbox.WorkspaceSource;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Python environments per task version, as SWE-bench's conda environments but without conda: the
+ * host's interpreter of the spec's Python (pyenv's builds: {@code versions/X.Y.Z}), copied, with
+ * the spec's packages and the repository's dependencies from PyPI ({@code build-python-env.sh}).
+ * Built once per distinct spec on the host — where there is network — in a cache folder, and
+ * mounted read-only into sandboxes at the same path (pip's scripts name their interpreter by its
+ * absolute path). In the sandbox the project installs itself into the user site ({@code /tmp/.local},
+ * writable), offline and without build isolation, so nothing a sandbox does reaches the
+ * environment a later one reads.
+ */
+public final class PythonEnvironments {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Pattern XY = Pattern.compile("\\d+\\.\\d+");
+    private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(30);
+    private static final int LOG_TAIL = 4000;
+
+    /** An interpreter installation of the host: its prefix and full version (3.9.18). */
+    public record Interpreter(Path prefix, String version) {}
+
+    /** A built environment: its folder (mounted at the same path) and the interpreter it copies. */
+    public record Built(Path home, Interpreter interpreter) {
+        /** For the verdict: what ran the tests. */
+        public String describe() {
+            return "python " + interpreter.version() + " environment " + home.getFileName();
+        }
+    }
+
+    /** Why a task's environment could not be had: the reason and the build log's tail (empty when nothing was built). */
+    public static final class Unavailable extends Exception {
+        private final String logTail;
+
+        Unavailable(String reason, String logTail) {
+            super(reason);
+            this.logTail = logTail;
+        }
+
+        public String logTail() {
+            return logTail;
+        }
+    }
+
+    private final Path cache;
+    private final List<Path> interpreterRoots;
+
+    /** Environments under {@code cache} (readable by sandbox users), interpreters from the folders of {@code interpreterRoots}. */
+    public PythonEnvironments(Path cache, List<Path> interpreterRoots) {
+        this.cache = cache;
+        this.interpreterRoots = List.copyOf(interpreterRoots);
+    }
+
+    /** Where environments are cached unless told: a system cache folder for root (sandboxes run under other uids), else the user's. */
+    public static Path defaultCache() {
+        return "root".equals(System.getProperty("user.name")) ? Path.of("/var/cache/alice-rl/python-envs")
+                : Path.of(System.getProperty("user.home"), ".cache", "alice-rl", "python-envs");
+    }
+
+    /** pyenv's versions folder of the user running this, the usual home of several Pythons. */
+    public static List<Path> defaultRoots() {
+        String pyenv = System.getenv("PYENV_ROOT");
+        Path root = pyenv != null ? Path.of(pyenv) : Path.of(System.getProperty("user.home"), ".pyenv");
+        return List.of(root.resolve("versions"));
+    }
+
+    public Path cache() {
+        return cache;
+    }
+
+    /** The host's interpreters, newest patch release first within a version. */
+    public List<Interpreter> interpreters() {
+        var out = new ArrayList<Interpreter>();
+        for (Path root : interpreterRoots) {
+            if (!Files.isDirectory(root)) {
+                continue;
+            }
+            try (var dirs = Files.list(root)) {
+                for (Path d : dirs.toList()) {
+                    String name = d.getFileName().toString();
+                    if (name.matches("\\d+\\.\\d+\\.\\d+") && Files.isExecutable(d.resolve("bin/python" + xy(name)))) {
+                        out.add(new Interpreter(d, name));
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        out.sort(Comparator.comparing((Interpreter i) -> versionKey(i.version())).reversed());
+        return out;
+    }
+
+    /** The interpreter for {@code version} (X.Y): that version's newest patch release; empty when the host has none. */
+    public Optional<Interpreter> interpreter(String version) {
+        return interpreters().stream().filter(i -> xy(i.version()).equals(version)).findFirst();
+    }
+
+    /**
+     * The environment for {@code spec} (a task's {@code toolchain.python}) and the repository at
+     * {@code source}: the cached one, else built now (one build at a time per environment, others
+     * wait for it).
+     */
+    public Built ensure(JsonNode spec, WorkspaceSource source) throws Unavailable {
+        String version = spec.path("version").asText("");
+        if (!XY.matcher(version).matches()) {
+            throw new Unavailable("toolchain.python.version must be a Python version like 3.9, got '" + version + "'", "");
+        }
+        Interpreter interpreter = interpreter(version).orElseThrow(() -> new Unavailable("the task needs Python " + version + "; this host has "
+                + interpreters().stream().map(Interpreter::version).toList() + " under " + interpreterRoots + ", not that version", ""));
+        try {
+            Path checkout = Files.createTempDirectory("alice-rl-python-env");
+            try {
+                checkOut(source, checkout);
+                Path home = cache.resolve(xy(interpreter.version()) + "-" + key(spec, interpreter, checkout));
+                build(spec, interpreter, checkout, home);
+                return new Built(home, interpreter);
+            } finally {
+                HostCommand.run(List.of("rm", "-rf", checkout.toString()), null, Duration.ofMinutes(2));
+            }
+        } catch (IOException e) {
+            throw new Unavailable("the Python environment could not be prepared: " + e.getMessage(), "");
+        }
+    }
+
+    private void build(JsonNode spec, Interpreter interpreter, Path checkout, Path home) throws IOException, Unavailable {
+        Files.createDirectories(cache);
+        try (var lock = FileChannel.open(cache.resolve(home.getFileName() + ".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                var held = lock.lock()) {
+            if (Files.exists(home.resolve(".complete"))) {
+                return;
+            }
+            HostCommand.run(List.of("rm", "-rf", home.toString()), null, Duration.ofMinutes(2));
+            Files.createDirectories(home);
+            Path script = checkout.resolveSibling(checkout.getFileName() + ".sh");
+            Path specFile = checkout.resolveSibling(checkout.getFileName() + ".json");
+            try (InputStream in = PythonEnvironments.class.getResourceAsStream("build-python-env.sh")) {
+                Files.write(script, in.readAllBytes());
+            }
+            Files.writeString(specFile, JSON.writeValueAsString(spec));
+            try {
+                var r = HostCommand.run(List.of("bash", script.toString(), interpreter.prefix().toString(), home.toString(), checkout.toString(),
+                        specFile.toString()), checkout, BUILD_TIMEOUT);
+                Files.writeString(home.resolve(".build.log"), r.output());
+                if (!r.ok()) {
+                    String out = r.output().strip();
+                    throw new Unavailable("the Python " + interpreter.version() + " environment could not be built (exit " + r.exitCode() + ")",
+                            out.substring(Math.max(0, out.length() - LOG_TAIL)));
+                }
+                Files.writeString(home.resolve(".complete"), JSON.writeValueAsString(spec) + "\n");
+            } finally {
+                Files.deleteIfExists(script);
+                Files.deleteIfExists(specFile);
+            }
+        }
+    }
+
+    /** The repository at the task's base, on the host: what its requirements file and install read. */
+    private static void checkOut(WorkspaceSource source, Path into) throws IOException, Unavailable {
+        switch (source) {
+            case WorkspaceSource.Git g -> HostCommand.check(List.of("bash", "-c", "git -C \"$0\" archive \"$1\" | tar -x -C \"$2\"", g.repo().toString(),
+                    g.commit(), into.toString()), null, Duration.ofMinutes(5));
+            case WorkspaceSource.Dir d -> HostCommand.check(List.of("cp", "-a", d.path() + "/.", into.toString()), null, Duration.ofMinutes(5));
+            case WorkspaceSource.Tarball t -> HostCommand.check(List.of("tar", "-xf", t.path().toString(), "-C", into.toString()), null, Duration.ofMinutes(5));
+            default -> throw new Unavailable("a Python environment is built from a repository on this host; the task's workspace is " + source, "");
+        }
+    }
+
+    /**
+     * What makes two environments the same: the interpreter, the spec, and what the build reads of
+     * the repository (its requirements file when the spec names it, its setup and build files).
+     */
+    private static String key(JsonNode spec, Interpreter interpreter, Path checkout) throws IOException {
+        try {
+            var sha = MessageDigest.getInstance("SHA-256");
+            sha.update((interpreter.version() + "\n" + JSON.writeValueAsString(spec) + "\n").getBytes(StandardCharsets.UTF_8));
+            try (InputStream in = PythonEnvironments.class.getResourceAsStream("build-python-env.sh")) {
+                sha.update(in.readAllBytes());
+            }
+            for (String f : List.of("requirements.txt", "pyproject.toml", "setup.py", "setup.cfg")) {
+                Path p = checkout.resolve(f);
+                sha.update((f + "\n").getBytes(StandardCharsets.UTF_8));
+                if (Files.isRegularFile(p)) {
+                    sha.update(Files.readAllBytes(p));
+                }
+            }
+            return HexFormat.of().formatHex(sha.digest()).substring(0, 16);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String xy(String version) {
+        String[] p = version.split("\\.");
+        return p[0] + "." + p[1];
+    }
+
+    private static String versionKey(String version) {
+        var b = new StringBuilder();
+        for (String part : version.split("\\.")) {
+            b.append(String.format("%05d", Integer.parseInt(part)));
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,130 @@
+package ai.openalice.rl.harness;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.openalice.rl.events.TestStatus;
+import ai.openalice.rl.events.VerificationStatus;
+import ai.openalice.rl.events.task.Task;
+import ai.openalice.rl.sandbox.HostCommand;
+import ai.openalice.rl.sandbox.SandboxSpec;
+import ai.openalice.rl.sandbox.WorkspaceSource;
+import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A task version's Python environment built from the host's Python 3.11 and PyPI, as SWE-bench's
+ * environment images are: a project whose pyproject names a dependency (iniconfig) and a build
+ * backend (flit_core, which Python does not ship), a spec pinning pytest. Its tests then run
+ * offline in sandboxes that install the patched project from their workspace: the gold patch
+ * resolves, the empty one does not; the environment is built once and cannot be written from a
+ * sandbox; a Python the host lacks and a package PyPI lacks are environment verdicts, not rewards.
+ */
+class PythonEnvironmentsTest {
+    static final String CALC = "import iniconfig\n\n\ndef add(a, b):\n    return a - b\n";
+    static final String TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_iniconfig_is_there():\n"
+            + "    import iniconfig\n    assert iniconfig.IniConfig\n";
+    static final String PYPROJECT = "[build-system]\nrequires = [\"flit_core>=3.2,<4\"]\nbuild-backend = \"flit_core.buildapi\"\n\n"
+            + "[project]\nname = \"calc\"\nversion = \"0.1.0\"\ndescription = \"adds\"\ndependencies = [\"iniconfig==2.0.0\"]\n";
+
+    static Path root;
+    static LocalSandboxProvider provider;
+    static PythonEnvironments environments;
+    static Harness harness;
+    static FixtureRepo repo;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        root = Files.createTempDirectory(Path.of("/tmp"), "alice-rl-python-envs");
+        HostCommand.check(List.of("chmod", "755", root.toString()), null, Duration.ofSeconds(10));
+        environments = new PythonEnvironments(root.resolve("envs"), PythonEnvironments.defaultRoots());
+        provider = FixtureRepo.sandboxes("python-envs");
+        harness = new Harness(provider, VerifierOptions.defaults().withPython(environments));
+        repo = FixtureRepo.create(root.resolve("repo"), Map.of("pyproject.toml", PYPROJECT, "calc/__init__.py", CALC));
+        HostCommand.check(List.of("chmod", "-R", "a+rX", root.toString()), null, Duration.ofSeconds(10));
+    }
+
+    @AfterAll
+    static void tearDown() throws Exception {
+        provider.close();
+        HostCommand.run(List.of("rm", "-rf", root.toString()), null, Duration.ofMinutes(2));
+    }
+
+    static Task task(Map<String, Object> python) throws Exception {
+        var node = repo.taskFields("fixture__calc-py", "add(2, 3) returns -1");
+        node.put("test_patch", repo.patch(Map.of("tests/test_calc.py", TEST)));
+        node.put("test_command", "set -uxo pipefail\npython -m pip install -e .\npytest -rA -p no:cacheprovider tests/test_calc.py");
+        node.put("test_report", Map.of("format", "log", "parser", "pytest-rA"));
+        node.put("FAIL_TO_PASS", List.of("tests/test_calc.py::test_add"));
+        node.put("PASS_TO_PASS", List.of("tests/test_calc.py::test_iniconfig_is_there"));
+        node.put("toolchain", Map.of("python", python));
+        return FixtureRepo.parse(node);
+    }
+
+    static Map<String, Object> spec() {
+        return Map.of("version", "3.11", "pip_packages", List.of("pytest==8.3.4"), "install", "python -m pip install -e .");
+    }
+
+    @Test
+    void theGoldPatchResolvesInTheBuiltEnvironmentAndTheEmptyOneDoesNot() throws Exception {
+        Task task = task(spec());
+        Verdict gold = harness.verify(task, repo.patch(Map.of("calc/__init__.py", CALC.replace("a - b", "a + b"))));
+        assertEquals(VerificationStatus.RESOLVED, gold.status(), gold.reason() + "\n" + gold.log());
+        assertTrue(gold.toolchain().startsWith("python 3.11."), gold.toolchain());
+        var homes = Files.list(root.resolve("envs")).filter(p -> Files.exists(p.resolve(".complete"))).toList();
+        assertEquals(1, homes.size(), "one environment built (a failed build of another test leaves none): " + homes);
+        Path complete = homes.getFirst().resolve(".complete");
+        var built = Files.getLastModifiedTime(complete);
+
+        Verdict empty = harness.verify(task, "");
+        assertEquals(VerificationStatus.UNRESOLVED, empty.status(), empty.reason() + "\n" + empty.log());
+        assertEquals(TestStatus.FAILED, empty.failToPass().get("tests/test_calc.py::test_add"));
+        assertEquals(TestStatus.PASSED, empty.passToPass().get("tests/test_calc.py::test_iniconfig_is_there"), "the dependency came from the environment");
+        assertEquals(built, Files.getLastModifiedTime(complete), "the second verification reused the environment");
+    }
+
+    @Test
+    void aSandboxCannotWriteTheEnvironmentALaterOneReads() throws Exception {
+        var built = environments.ensure(task(spec()).pythonToolchain().orElseThrow(),
+                new WorkspaceSource.Git(repo.dir, repo.base));
+        var spec = TestEnvironment.of(null, null, null, null).withPython(built).applyTo(SandboxSpec.of(new WorkspaceSource.Git(repo.dir, repo.base)));
+        try (var s = provider.create(spec)) {
+            var r = s.exec("touch " + built.home() + "/lib/planted; python -c 'import site; print(site.getsitepackages()[0])' > /tmp/p;"
+                    + " touch \"$(cat /tmp/p)/planted.py\"; python -m pip install -q iniconfig==1.1.1; echo exit=$?", Duration.ofMinutes(2));
+            assertTrue(r.stdout().contains("exit="), r.stdout() + r.stderr());
+        }
+        assertTrue(Files.notExists(built.home().resolve("lib/planted")));
+        try (var files = Files.walk(built.home().resolve("lib"))) {
+            assertTrue(files.noneMatch(p -> p.getFileName().toString().equals("planted.py")), "nothing planted in site-packages");
+        }
+        var check = HostCommand.run(List.of(built.home() + "/bin/python3.11", "-c", "import iniconfig, importlib.metadata as m; print(m.version('iniconfig'))"),
+                null, Duration.ofMinutes(1));
+        assertEquals("2.0.0", check.output().strip(), "the environment's own iniconfig is untouched by the sandbox's pip");
+    }
+
+    @Test
+    void aPythonTheHostLacksIsAnEnvironmentVerdictNamingIt() throws Exception {
+        Verdict v = harness.verify(task(Map.of("version", "3.1")), "");
+        assertEquals(VerificationStatus.INFRA_ERROR, v.status());
+        assertEquals(Verdict.Cause.ENVIRONMENT, v.cause());
+        assertTrue(v.reason().contains("Python 3.1;") && v.reason().contains("this host has"), v.reason());
+    }
+
+    @Test
+    void aPackagePypiLacksIsAnEnvironmentVerdictWithTheBuildLog() throws Exception {
+        Verdict v = harness.verify(task(Map.of("version", "3.11", "pip_packages", List.of("alice-rl-no-such-package-4f2a==1.0"))), "");
+        assertEquals(VerificationStatus.INFRA_ERROR, v.status());
+        assertEquals(Verdict.Cause.ENVIRONMENT, v.cause());
+        assertTrue(v.reason().contains("could not be built"), v.reason());
+        assertTrue(v.log().contains("alice-rl-no-such-package-4f2a"), v.log());
+        assertNotEquals(null, v.reason());
+    }
+}
