@@ -104,7 +104,7 @@ public final class SweBenchSpecs {
             }
         }
         ObjectNode report = DatasetFile.JSON.createObjectNode().put("format", "log").put("parser", parser);
-        return Optional.of(new RepoSpecs.Resolved(String.join("\n", lines), report, "swebench:" + repo + "@" + version, toolchain(spec)));
+        return Optional.of(new RepoSpecs.Resolved(String.join("\n", lines), report, "swebench:" + repo + "@" + version, toolchain(repo, version)));
     }
 
     /**
@@ -155,10 +155,11 @@ public final class SweBenchSpecs {
      * null for neither.
      */
     public JsonNode toolchain(String repo, String version) {
-        return toolchain(repo(repo).path("versions").path(version == null ? "" : version));
+        return toolchain(repo(repo).path("versions").path(version == null ? "" : version), repo(repo).path("requirements_paths"));
     }
 
-    private static JsonNode toolchain(JsonNode spec) {
+    /** {@code requirements}: where a spec whose packages are {@code requirements.txt} finds that file (SWE-bench's paths of the repository). */
+    private static JsonNode toolchain(JsonNode spec, JsonNode requirements) {
         String java = spec.path("docker_specs").path("java_version").asText(null);
         if (java != null) {
             return DatasetFile.JSON.createObjectNode().put("java", java);
@@ -171,6 +172,9 @@ public final class SweBenchSpecs {
             if (spec.hasNonNull(f)) {
                 python.set(f, spec.get(f).deepCopy());
             }
+        }
+        if ("requirements.txt".equals(spec.path("packages").asText()) && requirements.isArray()) {
+            python.set("requirements", requirements.deepCopy());
         }
         ObjectNode toolchain = DatasetFile.JSON.createObjectNode();
         toolchain.set("python", python);

@@ -53,6 +53,8 @@ class SweBenchSpecsTest {
             assertEquals(o.get("versions"), ours.repo(repo).get("versions"), repo + ": every version's facts, verbatim");
             assertEquals(o.get("parser").isNull() ? null : o.get("parser").asText(), ours.repo(repo).get("swebench_parser").asText(null), repo + "'s parser");
             assertEquals(o.get("python").asBoolean() ? "python" : "common", ours.repo(repo).get("harness").asText(), repo + "'s harness");
+            assertEquals(o.get("requirements_paths").isNull() ? null : o.get("requirements_paths"), ours.repo(repo).get("requirements_paths"),
+                    repo + "'s requirements files");
             versions += o.get("versions").size();
         }
         assertTrue(versions >= 600, "every version of every repository: " + versions);

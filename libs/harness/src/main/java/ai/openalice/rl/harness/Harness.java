@@ -57,7 +57,7 @@ public final class Harness {
                 return environment(task, start, "the task needs a Python environment (toolchain.python) and this verifier builds none", "");
             }
             try {
-                python = options.python().ensure(task.pythonToolchain().get(), WorkspaceSource.of(task.workspace(), options.mirrors()));
+                python = options.python().ensure(task.pythonToolchain().get(), WorkspaceSource.of(task.workspace(), options.mirrors()), task.version());
             } catch (PythonEnvironments.Unavailable e) {
                 return environment(task, start, e.getMessage(), e.logTail());
             }

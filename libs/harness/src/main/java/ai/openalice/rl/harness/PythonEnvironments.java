@@ -35,14 +35,19 @@ import java.util.regex.Pattern;
 public final class PythonEnvironments {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern XY = Pattern.compile("\\d+\\.\\d+");
+    private static final Pattern PROJECT_VERSION = Pattern.compile("\\d+(\\.\\d+){0,3}");
     private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(30);
     private static final int LOG_TAIL = 4000;
 
     /** An interpreter installation of the host: its prefix and full version (3.9.18). */
     public record Interpreter(Path prefix, String version) {}
 
-    /** A built environment: its folder (mounted at the same path) and the interpreter it copies. */
-    public record Built(Path home, Interpreter interpreter) {
+    /**
+     * A built environment: its folder (mounted at the same path), the interpreter it copies, and the
+     * version the project reports when its build reads it from git tags (setuptools-scm), which a
+     * task's workspace does not have (null: leave it to the build).
+     */
+    public record Built(Path home, Interpreter interpreter, String projectVersion) {
         /** For the verdict: what ran the tests. */
         public String describe() {
             return "python " + interpreter.version() + " environment " + home.getFileName();
@@ -119,9 +124,11 @@ public final class PythonEnvironments {
     /**
      * The environment for {@code spec} (a task's {@code toolchain.python}) and the repository at
      * {@code source}: the cached one, else built now (one build at a time per environment, others
-     * wait for it).
+     * wait for it). {@code taskVersion} is the task's (SWE-bench's release series, e.g. 6.0): what the
+     * project's version is when its build would read it from git tags; null or not a version: none.
      */
-    public Built ensure(JsonNode spec, WorkspaceSource source) throws Unavailable {
+    public Built ensure(JsonNode spec, WorkspaceSource source, String taskVersion) throws Unavailable {
+        String projectVersion = taskVersion != null && PROJECT_VERSION.matcher(taskVersion).matches() ? taskVersion : null;
         String version = spec.path("version").asText("");
         if (!XY.matcher(version).matches()) {
             throw new Unavailable("toolchain.python.version must be a Python version like 3.9, got '" + version + "'", "");
@@ -133,8 +140,8 @@ public final class PythonEnvironments {
             try {
                 checkOut(source, checkout);
                 Path home = cache.resolve(xy(interpreter.version()) + "-" + key(spec, interpreter, checkout));
-                build(spec, interpreter, checkout, home);
-                return new Built(home, interpreter);
+                build(spec, interpreter, checkout, home, projectVersion);
+                return new Built(home, interpreter, projectVersion);
             } finally {
                 HostCommand.run(List.of("rm", "-rf", checkout.toString()), null, Duration.ofMinutes(2));
             }
@@ -143,7 +150,7 @@ public final class PythonEnvironments {
         }
     }
 
-    private void build(JsonNode spec, Interpreter interpreter, Path checkout, Path home) throws IOException, Unavailable {
+    private void build(JsonNode spec, Interpreter interpreter, Path checkout, Path home, String projectVersion) throws IOException, Unavailable {
         Files.createDirectories(cache);
         try (var lock = FileChannel.open(cache.resolve(home.getFileName() + ".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                 var held = lock.lock()) {
@@ -160,7 +167,7 @@ public final class PythonEnvironments {
             Files.writeString(specFile, JSON.writeValueAsString(spec));
             try {
                 var r = HostCommand.run(List.of("bash", script.toString(), interpreter.prefix().toString(), home.toString(), checkout.toString(),
-                        specFile.toString()), checkout, BUILD_TIMEOUT);
+                        specFile.toString(), projectVersion == null ? "" : projectVersion), checkout, BUILD_TIMEOUT);
                 Files.writeString(home.resolve(".build.log"), r.output());
                 if (!r.ok()) {
                     String out = r.output().strip();

@@ -60,7 +60,8 @@ public record TestEnvironment(Map<String, String> env, List<SandboxSpec.ReadOnly
      * This environment with {@code python}'s (null: none) mounted read-only where it was built,
      * its interpreter first on {@code PATH} and its shared library found; pip installs into the
      * user site under the sandbox's {@code HOME} ({@code /tmp/.local}, its scripts next on
-     * {@code PATH}), offline and without build isolation (what a build needs is in the environment).
+     * {@code PATH}), offline and without build isolation (what a build needs is in the environment);
+     * a project that takes its version from git tags (setuptools-scm) gets the task's.
      */
     public TestEnvironment withPython(PythonEnvironments.Built python) {
         if (python == null) {
@@ -71,6 +72,9 @@ public record TestEnvironment(Map<String, String> env, List<SandboxSpec.ReadOnly
         e.put("PATH", "/tmp/.local/bin:" + home + "/bin:" + env.getOrDefault("PATH", SYSTEM_PATH));
         e.put("LD_LIBRARY_PATH", home + "/lib");
         e.putAll(Map.of("PIP_USER", "1", "PIP_NO_INDEX", "1", "PIP_NO_BUILD_ISOLATION", "0", "PIP_DISABLE_PIP_VERSION_CHECK", "1"));
+        if (python.projectVersion() != null) { // the workspace has no release tags for setuptools-scm to read
+            e.put("SETUPTOOLS_SCM_PRETEND_VERSION", python.projectVersion());
+        }
         var m = new ArrayList<>(mounts);
         m.add(new SandboxSpec.ReadOnlyMount(python.home(), home));
         return new TestEnvironment(e, m);

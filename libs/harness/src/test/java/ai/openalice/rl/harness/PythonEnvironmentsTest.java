@@ -94,7 +94,7 @@ class PythonEnvironmentsTest {
     @Test
     void aSandboxCannotWriteTheEnvironmentALaterOneReads() throws Exception {
         var built = environments.ensure(task(spec()).pythonToolchain().orElseThrow(),
-                new WorkspaceSource.Git(repo.dir, repo.base));
+                new WorkspaceSource.Git(repo.dir, repo.base), null);
         var spec = TestEnvironment.of(null, null, null, null).withPython(built).applyTo(SandboxSpec.of(new WorkspaceSource.Git(repo.dir, repo.base)));
         try (var s = provider.create(spec)) {
             var r = s.exec("touch " + built.home() + "/lib/planted; python -c 'import site; print(site.getsitepackages()[0])' > /tmp/p;"

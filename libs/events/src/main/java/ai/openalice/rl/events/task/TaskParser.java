@@ -112,7 +112,8 @@ public final class TaskParser {
     /**
      * {@code toolchain.python}: {@code {"version": "3.9"}} and, in SWE-bench's words, optional
      * {@code packages} (a space-separated list, or {@code requirements.txt}), {@code pip_packages}
-     * (an array of requirements) and {@code install} (the command that installs the project).
+     * (an array of requirements), {@code requirements} (where a {@code requirements.txt} spec's file
+     * may be, first found wins) and {@code install} (the command that installs the project).
      */
     private static void python(JsonNode p, List<FieldError> errors) {
         if (!p.isObject()) {
@@ -127,8 +128,10 @@ public final class TaskParser {
                 errors.add(new FieldError("toolchain.python." + f, Code.WRONG_TYPE, "must be a string, got " + kind(p.get(f))));
             }
         }
-        if (p.has("pip_packages") && (!p.get("pip_packages").isArray() || !allText(p.get("pip_packages")))) {
-            errors.add(new FieldError("toolchain.python.pip_packages", Code.WRONG_TYPE, "must be an array of requirement strings"));
+        for (String f : List.of("pip_packages", "requirements")) {
+            if (p.has(f) && (!p.get(f).isArray() || !allText(p.get(f)))) {
+                errors.add(new FieldError("toolchain.python." + f, Code.WRONG_TYPE, "must be an array of strings"));
+            }
         }
     }
 
