@@ -87,11 +87,13 @@ class ImportCommandTest {
         requests.put("version", "1.1").put("test_patch", testPatch);
         var unknown = requests.deepCopy().put("instance_id", "psf__requests-9").put("version", "9.9");
         var dbt = requests.deepCopy().put("instance_id", "dbt-labs__dbt-core-1").put("repo", "dbt-labs/dbt-core").put("version", "0.13");
+        var own = requests.deepCopy().put("instance_id", "psf__requests-6").put("version", "9.9")
+                .put("install_config", "{\"test_cmd\": \"pytest -rA tests/test_own.py\", \"log_parser\": \"parse_log_pytest\"}");
         var five = requests.deepCopy().put("instance_id", "psf__requests-5").put("version", "9.9").put("log_parser", "parse_log_requests")
                 .put("eval_script", "#!/bin/bash\nset -uxo pipefail\ncd /testbed\n: '>>>>> Start Test Output'\npytest -rA tests/test_requests.py\n: '>>>>> End Test Output'\n");
         Path in = dir.resolve("swebench.jsonl");
         Files.write(in, List.of(M.writeValueAsString(gson), M.writeValueAsString(requests), M.writeValueAsString(unknown), M.writeValueAsString(dbt),
-                M.writeValueAsString(five)));
+                M.writeValueAsString(five), M.writeValueAsString(own)));
         Path out = dir.resolve("swebench-tasks.jsonl");
         var r = run("tasks", "import", "--from", "swe-bench", in.toString(), "--out", out.toString());
         assertEquals(TasksCommand.SOME_REJECTED, r.exit(), r.out() + r.err());
@@ -100,7 +102,8 @@ class ImportCommandTest {
         assertTrue(r.out().contains(in + ":4: test_command: the row has none, and SWE-bench's spec of dbt-labs/dbt-core 0.13 names no test command"), r.out());
         assertTrue(r.out().contains("--specs"), r.out());
         var tasks = Files.readAllLines(out).stream().map(ImportCommandTest::readTree).toList();
-        assertEquals(3, tasks.size(), r.out());
+        assertEquals(4, tasks.size(), r.out());
+        assertEquals("pytest -rA tests/test_own.py", tasks.get(3).get("test_command").asText(), "a version no table knows, with its own install_config");
         assertEquals("mvn -B -q test -pl gson -DfailIfNoTests=false -Dsurefire.failIfNoSpecifiedTests=false -Dtest=com.google.gson.functional.PrimitiveTest",
                 tasks.get(0).get("test_command").asText(), "alice-rl's entry for gson: one mvn run of the gson module");
         assertEquals("11", tasks.get(0).get("toolchain").get("java").asText(), "the JDK of SWE-bench's image of gson 2158");

@@ -70,7 +70,7 @@ public enum DatasetFormat {
         task.remove(List.of(failToPass, passToPass));
         task.set("FAIL_TO_PASS", array(f2p));
         task.set("PASS_TO_PASS", array(p2p));
-        if (this == SWE_REBENCH) {
+        if (this == SWE_REBENCH || row.hasNonNull("install_config")) { // a row of any format that carries its own set-up
             SweRebench.fromInstallConfig(row, task);
         }
         if (!hasText(task, "test_command") || !task.has("test_report")) {
