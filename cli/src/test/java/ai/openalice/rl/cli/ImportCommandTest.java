@@ -90,7 +90,8 @@ class ImportCommandTest {
         var own = requests.deepCopy().put("instance_id", "psf__requests-6").put("version", "9.9")
                 .put("install_config", "{\"test_cmd\": \"pytest -rA tests/test_own.py\", \"log_parser\": \"parse_log_pytest\"}");
         var five = requests.deepCopy().put("instance_id", "psf__requests-5").put("version", "9.9").put("log_parser", "parse_log_requests")
-                .put("eval_script", "#!/bin/bash\nset -uxo pipefail\ncd /testbed\n: '>>>>> Start Test Output'\npytest -rA tests/test_requests.py\n: '>>>>> End Test Output'\n");
+                .put("eval_script", "#!/bin/bash\nset -uxo pipefail\nsource /opt/miniconda3/bin/activate\nconda activate testbed\ncd /testbed\n"
+                        + ": '>>>>> Start Test Output'\npytest -rA tests/test_requests.py\n: '>>>>> End Test Output'\n");
         Path in = dir.resolve("swebench.jsonl");
         Files.write(in, List.of(M.writeValueAsString(gson), M.writeValueAsString(requests), M.writeValueAsString(unknown), M.writeValueAsString(dbt),
                 M.writeValueAsString(five), M.writeValueAsString(own)));
@@ -107,13 +108,15 @@ class ImportCommandTest {
         assertEquals("mvn -B -q test -pl gson -DfailIfNoTests=false -Dsurefire.failIfNoSpecifiedTests=false -Dtest=com.google.gson.functional.PrimitiveTest",
                 tasks.get(0).get("test_command").asText(), "alice-rl's entry for gson: one mvn run of the gson module");
         assertEquals("11", tasks.get(0).get("toolchain").get("java").asText(), "the JDK of SWE-bench's image of gson 2158");
-        assertEquals("set -uxo pipefail\npython -m pip install .\npytest -rA test_requests.py", tasks.get(1).get("test_command").asText());
+        assertEquals("set -uxo pipefail\n[ ! -f /opt/miniconda3/bin/activate ] || { source /opt/miniconda3/bin/activate && conda activate testbed; }"
+                + "\npython -m pip install .\npytest -rA test_requests.py", tasks.get(1).get("test_command").asText());
         assertEquals("pytest-options", tasks.get(1).get("test_report").get("parser").asText(), "requests' parser is SWE-bench's pytest_options");
         assertEquals("swebench:psf/requests@1.1", tasks.get(1).get("spec").asText());
         assertEquals("{\"python\":{\"version\":\"3.9\",\"packages\":\"pytest\",\"install\":\"python -m pip install .\"}}",
                 tasks.get(1).get("toolchain").toString(), "the environment SWE-bench's spec of requests 1.1 builds");
-        assertEquals("set -uxo pipefail\npytest -rA tests/test_requests.py", tasks.get(2).get("test_command").asText(),
-                "the row's eval_script, from after its start marker to its end marker");
+        assertEquals("set -uxo pipefail\n[ ! -f /opt/miniconda3/bin/activate ] || { source /opt/miniconda3/bin/activate && conda activate testbed; }"
+                + "\npytest -rA tests/test_requests.py", tasks.get(2).get("test_command").asText(),
+                "the row's eval_script, from after its start marker to its end marker, in the conda environment it activates");
         assertEquals("row:eval_script", tasks.get(2).get("spec").asText());
     }
 

@@ -16,11 +16,10 @@ import java.util.regex.Pattern;
  * official package by {@code dev/python/swebench_specs_table.py}): how SWE-bench's harness runs a
  * repository's tests at a version — the command its eval script runs them with, the log parser it
  * reads them with, the JDK its image has. The command is built here as SWE-bench's harness builds
- * it, under {@code set -uxo pipefail} as its eval scripts run: for a Python repository, the spec's
- * {@code eval_commands}, its {@code install} (again, after the patch) and {@code test_cmd}
+ * it, under {@code set -uxo pipefail} as its eval scripts run: for a Python repository, the conda
+ * environment activated where there is one (SWE-bench's images), the spec's {@code eval_commands}, its {@code install} (again, after the patch) and {@code test_cmd}
  * followed by the test patch's files (its {@code get_test_directives}); for the others, the spec's
- * {@code build} steps and then each {@code test_cmd}. What the eval script does besides — conda,
- * {@code cd}, resetting and applying the test patch, the output markers — the harness does its
+ * {@code build} steps and then each {@code test_cmd}. What the eval script does besides — {@code cd}, resetting and applying the test patch, the output markers — the harness does its
  * own way. {@code SweBenchSpecsTest} checks every entry against the official package.
  */
 public final class SweBenchSpecs {
@@ -29,6 +28,7 @@ public final class SweBenchSpecs {
     static final String END_TEST_OUTPUT = ">>>>> End Test Output";
     /** How swebench's get_test_directives finds a diff's files. */
     private static final Pattern DIFF_FILE = Pattern.compile("diff --git a/.* b/(.*)", Pattern.UNIX_LINES);
+    private static final Pattern CONDA_ACTIVATE = Pattern.compile("\\s*conda activate (\\S+)\\s*");
     private final JsonNode table;
 
     private SweBenchSpecs(JsonNode table) {
@@ -85,6 +85,7 @@ public final class SweBenchSpecs {
         var lines = new ArrayList<String>();
         lines.add("set -uxo pipefail");
         if (r.path("harness").asText().equals("python")) {
+            lines.add(condaActivation("testbed"));
             spec.path("eval_commands").forEach(c -> lines.add(c.asText()));
             if (spec.hasNonNull("install")) {
                 lines.add(spec.get("install").asText()); // run again after the patch, as the eval script does
@@ -130,8 +131,11 @@ public final class SweBenchSpecs {
                 ended = inside;
                 break;
             }
+            Matcher conda = CONDA_ACTIVATE.matcher(line);
             if (inside) {
                 lines.add(line);
+            } else if (conda.matches() && lines.size() == 1) {
+                lines.add(condaActivation(conda.group(1)));
             }
             inside |= line.contains(START_TEST_OUTPUT);
         }
@@ -146,6 +150,15 @@ public final class SweBenchSpecs {
         }
         ObjectNode report = DatasetFile.JSON.createObjectNode().put("format", "log").put("parser", parser);
         return Optional.of(new RepoSpecs.Resolved(String.join("\n", lines), report, "row:eval_script", null));
+    }
+
+    /**
+     * SWE-bench's images keep the tests' Python in the conda environment {@code env}, which their
+     * eval scripts activate: activated where there is one (a task run in its dataset image),
+     * skipped elsewhere (a local sandbox, where alice-rl's own environment is on {@code PATH}).
+     */
+    static String condaActivation(String env) {
+        return "[ ! -f /opt/miniconda3/bin/activate ] || { source /opt/miniconda3/bin/activate && conda activate " + env + "; }";
     }
 
     /**

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * a 5.x dataset row's {@code log_parser} holds) is mapped to the parser of its function.
  */
 class SweBenchSpecsTest {
+    static final String CONDA = "[ ! -f /opt/miniconda3/bin/activate ] || { source /opt/miniconda3/bin/activate && conda activate testbed; }";
     static JsonNode official;
     static SweBenchSpecs ours;
 
@@ -61,7 +62,8 @@ class SweBenchSpecsTest {
     }
 
     /**
-     * The lines of SWE-bench's eval script that the harness does its own way: conda, {@code cd},
+     * The lines of SWE-bench's eval script that the harness does its own way: conda (the command's
+     * one guarded activation stands for them), {@code cd},
      * informational git, resetting and applying the test patch, the output markers.
      */
     static boolean harnessOwned(String line) {
@@ -92,6 +94,10 @@ class SweBenchSpecsTest {
                     continue;
                 }
                 var expected = new ArrayList<>(List.of("set -uxo pipefail"));
+                if (o.get("python").asBoolean()) { // its conda activation, kept for SWE-bench's images and skipped elsewhere
+                    assertTrue(script.get(0).asText().equals("source /opt/miniconda3/bin/activate") && script.get(1).asText().equals("conda activate testbed"));
+                    expected.add(SweBenchSpecs.condaActivation("testbed"));
+                }
                 script.forEach(line -> {
                     if (!harnessOwned(line.asText())) {
                         expected.add(line.asText());
@@ -119,7 +125,7 @@ class SweBenchSpecsTest {
         assertEquals(List.of("test_probe", "unit.probe_test.go", "src.probe.rs"), ours.directives(patch, "modules"),
                 "django's runner takes modules: tests/ dropped, .py dropped, / as .");
         String requests = ours.resolve("psf/requests", "2.0", patch).orElseThrow().testCommand();
-        assertEquals("set -uxo pipefail\npython -m pip install .\npytest -rA tests/test_probe.py tests/unit/probe_test.go src/probe.rs", requests,
+        assertEquals("set -uxo pipefail\n" + CONDA + "\npython -m pip install .\npytest -rA tests/test_probe.py tests/unit/probe_test.go src/probe.rs", requests,
                 "requests 2.0's install (again, after the patch) and test_cmd with the test files, by hand from swebench's constants");
     }
 

@@ -52,12 +52,13 @@ public final class Harness {
             jdk = found.get();
         }
         PythonEnvironments.Built python = null;
-        if (task.pythonToolchain().isPresent()) {
+        var source = WorkspaceSource.of(task.workspace(), options.mirrors());
+        if (task.pythonToolchain().isPresent() && !(source instanceof WorkspaceSource.Image)) { // an image holds its own environment
             if (options.python() == null) {
                 return environment(task, start, "the task needs a Python environment (toolchain.python) and this verifier builds none", "");
             }
             try {
-                python = options.python().ensure(task.pythonToolchain().get(), WorkspaceSource.of(task.workspace(), options.mirrors()), task.version());
+                python = options.python().ensure(task.pythonToolchain().get(), source, task.version());
             } catch (PythonEnvironments.Unavailable e) {
                 return environment(task, start, e.getMessage(), e.logTail());
             }

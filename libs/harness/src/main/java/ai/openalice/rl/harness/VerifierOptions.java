@@ -19,7 +19,8 @@ import java.nio.file.Path;
  *     {@code /npm-cache} and copied to a writable {@code /tmp/npm-cache} before the tests, with npm
  *     set to offline, for JavaScript builds without network; readable by sandbox users; null = none
  * @param python where the Python environments of tasks that name {@code toolchain.python} are
- *     built and cached (readable by sandbox users); null = such tasks get an environment verdict
+ *     built and cached (readable by sandbox users; by default {@link PythonEnvironments#defaultCache()}
+ *     from pyenv's Pythons); null = such tasks get an environment verdict
  */
 public record VerifierOptions(int rerunFailures, FlakyRule flakyRule, Path mavenRepository, Path mavenHome, Path mirrors, SandboxLimits limits,
         Path jvmRoot, Path npmCache, PythonEnvironments python) {
@@ -28,7 +29,8 @@ public record VerifierOptions(int rerunFailures, FlakyRule flakyRule, Path maven
     public static final Path HOST_JVMS = Path.of("/usr/lib/jvm");
 
     public static VerifierOptions defaults() {
-        return new VerifierOptions(0, FlakyRule.STRICT, null, null, null, SandboxLimits.defaults().withOutputBytes(4 * 1024 * 1024), HOST_JVMS, null, null);
+        return new VerifierOptions(0, FlakyRule.STRICT, null, null, null, SandboxLimits.defaults().withOutputBytes(4 * 1024 * 1024), HOST_JVMS, null,
+                new PythonEnvironments(PythonEnvironments.defaultCache(), PythonEnvironments.defaultRoots()));
     }
 
     public VerifierOptions withReruns(int n, FlakyRule rule) {
