@@ -76,11 +76,18 @@ if [ -n "$install" ]; then
   echo "+ $install (in the repository at its base commit, for its dependencies)"
   (cd "$checkout" && bash -c "$install")
   "$python" - <<'EOF' | while read -r name; do echo "+ pip uninstall $name (the project itself)"; "$python" -m pip uninstall -q -y "$name"; done
-import json, importlib.metadata as md
-for dist in md.distributions():
-    text = dist.read_text("direct_url.json")
-    if text and "dir_info" in json.loads(text):
-        print(dist.metadata["Name"])
+# what pip installed from a folder (PEP 610's direct_url.json), or linked in the old way (.egg-link);
+# read as files, so that it works on every Python 3 (importlib.metadata is 3.8+)
+import glob, json, os, sysconfig
+site = sysconfig.get_paths()["purelib"]
+for f in glob.glob(os.path.join(site, "*.dist-info", "direct_url.json")):
+    if "dir_info" in json.load(open(f)):
+        for line in open(os.path.join(os.path.dirname(f), "METADATA")):
+            if line.startswith("Name:"):
+                print(line.split(":", 1)[1].strip())
+                break
+for f in glob.glob(os.path.join(site, "*.egg-link")):
+    print(os.path.basename(f)[:-len(".egg-link")])
 EOF
 fi
 
