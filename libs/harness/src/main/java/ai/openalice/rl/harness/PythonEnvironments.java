@@ -20,6 +20,7 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
@@ -38,6 +39,7 @@ public final class PythonEnvironments {
     private static final Pattern PROJECT_VERSION = Pattern.compile("\\d+(\\.\\d+){0,3}");
     private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(30);
     private static final int LOG_TAIL = 4000;
+    private static final ConcurrentHashMap<Path, Object> BUILDING = new ConcurrentHashMap<>();
 
     /** An interpreter installation of the host: its prefix and full version (3.9.18). */
     public record Interpreter(Path prefix, String version) {}
@@ -152,6 +154,14 @@ public final class PythonEnvironments {
 
     private void build(JsonNode spec, Interpreter interpreter, Path checkout, Path home, String projectVersion) throws IOException, Unavailable {
         Files.createDirectories(cache);
+        // one build per environment: across processes by a file lock, within this one by a monitor
+        // (a second FileChannel.lock on the same file in one JVM throws instead of waiting)
+        synchronized (BUILDING.computeIfAbsent(home, h -> new Object())) {
+            buildLocked(spec, interpreter, checkout, home, projectVersion);
+        }
+    }
+
+    private void buildLocked(JsonNode spec, Interpreter interpreter, Path checkout, Path home, String projectVersion) throws IOException, Unavailable {
         try (var lock = FileChannel.open(cache.resolve(home.getFileName() + ".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                 var held = lock.lock()) {
             if (Files.exists(home.resolve(".complete"))) {

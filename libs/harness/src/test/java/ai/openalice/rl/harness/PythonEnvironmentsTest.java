@@ -111,6 +111,21 @@ class PythonEnvironmentsTest {
     }
 
     @Test
+    void twoVerificationsAtOnceWaitForOneBuild() throws Exception {
+        var fresh = new PythonEnvironments(root.resolve("concurrent"), PythonEnvironments.defaultRoots());
+        var spec = task(Map.of("version", "3.11", "pip_packages", List.of("iniconfig==2.0.0"))).pythonToolchain().orElseThrow();
+        var source = new WorkspaceSource.Git(repo.dir, repo.base);
+        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(2)) {
+            var a = pool.submit(() -> fresh.ensure(spec, source, null));
+            var b = pool.submit(() -> fresh.ensure(spec, source, null));
+            assertEquals(a.get().home(), b.get().home(), "the same environment, built once, neither build refused");
+        }
+        try (var homes = Files.list(root.resolve("concurrent"))) {
+            assertEquals(1, homes.filter(Files::isDirectory).count());
+        }
+    }
+
+    @Test
     void aPythonTheHostLacksIsAnEnvironmentVerdictNamingIt() throws Exception {
         Verdict v = harness.verify(task(Map.of("version", "3.1")), "");
         assertEquals(VerificationStatus.INFRA_ERROR, v.status());
