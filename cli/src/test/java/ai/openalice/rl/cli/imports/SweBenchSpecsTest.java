@@ -9,6 +9,7 @@ import ai.openalice.rl.harness.reports.SweBenchLogParsers;
 import ai.openalice.rl.testkit.PythonReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -149,7 +150,7 @@ class SweBenchSpecsTest {
         assertTrue(mapped >= 20, mapped + " mapped; without a parser of alice-rl's: " + missing);
     }
 
-    private static <T> Iterable<T> iterable(java.util.Iterator<T> it) {
+    private static <T> Iterable<T> iterable(Iterator<T> it) {
         return () -> it;
     }
 }

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -115,7 +116,7 @@ class PythonEnvironmentsTest {
         var fresh = new PythonEnvironments(root.resolve("concurrent"), PythonEnvironments.defaultRoots());
         var spec = task(Map.of("version", "3.11", "pip_packages", List.of("iniconfig==2.0.0"))).pythonToolchain().orElseThrow();
         var source = new WorkspaceSource.Git(repo.dir, repo.base);
-        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(2)) {
+        try (var pool = Executors.newFixedThreadPool(2)) {
             var a = pool.submit(() -> fresh.ensure(spec, source, null));
             var b = pool.submit(() -> fresh.ensure(spec, source, null));
             assertEquals(a.get().home(), b.get().home(), "the same environment, built once, neither build refused");
