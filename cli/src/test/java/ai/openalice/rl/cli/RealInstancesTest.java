@@ -137,9 +137,11 @@ class RealInstancesTest {
         return M.readTree(r.out);
     }
 
-    private record Run(int exit, String out) {}
+    /** An exit code and what the command printed (out, then err). */
+    record Run(int exit, String out) {}
 
-    private static Run cli(String... args) {
+    /** Runs the command line in this JVM (SweBenchVerifiedTest too). */
+    static Run cli(String... args) {
         var out = new StringWriter();
         var err = new StringWriter();
         int exit = new picocli.CommandLine(new AliceRl()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);

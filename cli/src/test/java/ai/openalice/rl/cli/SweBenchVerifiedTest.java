@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -54,7 +52,7 @@ class SweBenchVerifiedTest {
         run("chmod", "-R", "a+rX", HOME.toString(), ENVS.toString());
         tasks = HOME.resolve("tasks.jsonl");
         var r = cli("tasks", "import", "--from", "swe-bench-verified", DATA.resolve("rows.jsonl").toString(), "--out", tasks.toString());
-        assertEquals(0, r.exit, r.out);
+        assertEquals(0, r.exit(), r.out());
     }
 
     @Test
@@ -82,7 +80,7 @@ class SweBenchVerifiedTest {
         for (String id : IDS) {
             var r = cli("verify", "--task", tasks.toString(), "--instance", id, "--empty", "--mirrors", HOME.resolve("mirrors").toString(),
                     "--python-envs", ENVS.toString(), "--sandbox-root", HOME.resolve("sandboxes").toString());
-            JsonNode v = M.readTree(r.out);
+            JsonNode v = M.readTree(r.out());
             assertEquals("unresolved", v.get("status").asText(), v.toPrettyString());
             v.get("fail_to_pass").elements().forEachRemaining(s -> assertEquals("failed", s.asText(), "ran and failed, not missing: " + v));
             v.get("pass_to_pass").elements().forEachRemaining(s -> assertEquals("passed", s.asText(), "the environment runs the rest: " + v));
@@ -94,7 +92,7 @@ class SweBenchVerifiedTest {
         Path report = HOME.resolve(predictions + ".report.json");
         var r = cli("eval", "--tasks", tasks.toString(), "--predictions", DATA.resolve(predictions).toString(), "--report", report.toString(),
                 "--mirrors", HOME.resolve("mirrors").toString(), "--python-envs", ENVS.toString(), "--sandbox-root", HOME.resolve("sandboxes").toString());
-        assertEquals(0, r.exit, r.out);
+        assertEquals(0, r.exit(), r.out());
         return M.readTree(report.toFile());
     }
 
@@ -104,13 +102,8 @@ class SweBenchVerifiedTest {
         return out;
     }
 
-    private record Run(int exit, String out) {}
-
-    private static Run cli(String... args) {
-        var out = new StringWriter();
-        var err = new StringWriter();
-        int exit = new picocli.CommandLine(new AliceRl()).setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
-        return new Run(exit, out + err.toString());
+    private static RealInstancesTest.Run cli(String... args) {
+        return RealInstancesTest.cli(args);
     }
 
     private static void run(String... command) throws Exception {
