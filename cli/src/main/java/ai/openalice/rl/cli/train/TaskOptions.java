@@ -39,7 +39,7 @@ final class TaskOptions {
 
     /**
      * The runner's configuration for what the tasks need (given folders only): the agent's sandboxes
-     * get the mirrors and Maven as the verifier's do (not the npm cache: each of its commands has a fresh /tmp).
+     * get the mirrors and Maven as the verifier's do (not the npm cache: the verifier copies it into /tmp before its test command; the agent is not given that step).
      */
     Map<String, Object> runnerConfig() {
         var c = new LinkedHashMap<String, Object>();

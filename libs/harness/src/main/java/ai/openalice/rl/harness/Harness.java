@@ -141,7 +141,8 @@ public final class Harness {
     }
 
     /**
-     * What runs before the test command, in its shell (each command gets a fresh /tmp): npm reads
+     * What runs before the test command, in its shell (a local sandbox's /tmp lasts until a timeout,
+     * a pod's for its life: the copy is made when it is missing): npm reads
      * its cache only where it may also write (an offline install from a read-only cache fails
      * ENOTCACHED), so the mounted one is copied; a failed copy exits 126, which reads as an
      * infrastructure error, never as the patch's.

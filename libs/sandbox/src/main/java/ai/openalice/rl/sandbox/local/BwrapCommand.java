@@ -9,9 +9,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The command line that runs one command in a sandbox: limits (prlimit), the sandbox's own host
- * uid (setpriv, when the service is root), then bubblewrap with every namespace unshared (no
- * network), a read-only system, a private /tmp, one writable workspace and a clean environment.
+ * The command line that starts a sandbox's long-lived program (its {@link Supervisor}): limits
+ * (prlimit), the sandbox's own host uid (setpriv, when the service is root), then bubblewrap with
+ * every namespace unshared (no network), a read-only system, a private /tmp, one writable
+ * workspace and a clean environment; the program is pid 1 of the sandbox's pid namespace.
  */
 final class BwrapCommand {
     static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -20,7 +21,7 @@ final class BwrapCommand {
 
     private BwrapCommand() {}
 
-    static List<String> build(boolean root, int hostUid, Path workspace, String workdir, long tmpBytes, SandboxSpec spec, String command) {
+    static List<String> build(boolean root, int hostUid, Path workspace, String workdir, long tmpBytes, SandboxSpec spec, List<String> program) {
         SandboxLimits l = spec.limits();
         var cmd = new ArrayList<String>();
         cmd.add("prlimit");
@@ -31,14 +32,14 @@ final class BwrapCommand {
         cmd.add("--core=0");
         if (root) {
             // RLIMIT_NPROC counts the processes of the real uid; the uid is this sandbox's alone.
-            // bubblewrap itself takes two processes.
+            // bubblewrap outside the namespace and the program (pid 1 inside) take two.
             cmd.add("--nproc=" + (l.processes() + 2));
         }
         cmd.add("--");
         if (root) {
             cmd.addAll(List.of("setpriv", "--reuid=" + hostUid, "--regid=" + hostUid, "--clear-groups", "--"));
         }
-        cmd.addAll(List.of("bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+        cmd.addAll(List.of("bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1", "--cap-drop", "ALL",
                 "--uid", String.valueOf(INSIDE_UID), "--gid", String.valueOf(INSIDE_UID), "--hostname", "sandbox",
                 "--ro-bind", "/usr", "/usr"));
         for (String link : List.of("bin", "lib", "lib32", "lib64", "libx32", "sbin")) {
@@ -64,7 +65,8 @@ final class BwrapCommand {
         for (Map.Entry<String, String> e : spec.env().entrySet()) {
             cmd.addAll(List.of("--setenv", e.getKey(), e.getValue()));
         }
-        cmd.addAll(List.of("--", "/bin/bash", "-c", command));
+        cmd.add("--");
+        cmd.addAll(program);
         return cmd;
     }
 }

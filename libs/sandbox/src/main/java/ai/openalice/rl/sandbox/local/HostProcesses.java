@@ -18,7 +18,7 @@ final class HostProcesses {
     /** Kills every process whose real uid is {@code uid}; returns how many it killed. */
     static int killAll(int uid) {
         int killed = 0;
-        for (int round = 0; round < 5; round++) {
+        for (int round = 0; round < 9; round++) {
             List<Long> pids = pidsOf(uid);
             if (pids.isEmpty()) {
                 return killed;
@@ -29,7 +29,7 @@ final class HostProcesses {
                 }
             }
             try {
-                Thread.sleep(10L << round);
+                Thread.sleep(1L << round); // 1, 2, 4 … 256 ms: a killed process is usually gone within the first
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return killed;

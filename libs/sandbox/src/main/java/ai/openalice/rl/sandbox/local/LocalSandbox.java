@@ -26,8 +26,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 
 /** A bubblewrap sandbox: one workspace (a size-limited tmpfs when running as root), one host uid. */
 final class LocalSandbox implements Sandbox {
@@ -45,6 +47,8 @@ final class LocalSandbox implements Sandbox {
     private final Templates.Template template;
     private final boolean mounted;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final ReentrantLock execLock = new ReentrantLock();
+    private volatile Supervisor supervisor;
 
     LocalSandbox(String id, Path dir, Path workspace, boolean mounted, String workdir, long tmpBytes, SandboxSpec spec, boolean root,
             UidPool.Lease lease, Templates.Template template) throws IOException {
@@ -79,61 +83,70 @@ final class LocalSandbox implements Sandbox {
         return workspace;
     }
 
+    /**
+     * Runs the command through the sandbox's supervisor, started at the first command and again
+     * after a timeout (which kills the sandbox's processes: the workspace stays, /tmp does not).
+     * Commands in one sandbox run one at a time.
+     */
     @Override
     public ExecResult exec(String command, Duration timeout) {
         ensureOpen();
-        List<String> cmd = BwrapCommand.build(root, lease.uid(), workspace, workdir, tmpBytes, spec, command);
-        long start = System.nanoTime();
-        Process p;
+        execLock.lock();
         try {
-            p = new ProcessBuilder(cmd).directory(dir.toFile()).start();
-        } catch (IOException e) {
-            throw new SandboxException(SandboxException.Reason.START_FAILED, "cannot start bubblewrap: " + e.getMessage(), e);
-        }
-        var out = new OutputCollector(spec.limits().outputBytes());
-        var err = new OutputCollector(spec.limits().outputBytes());
-        Thread outReader = drain(p.getInputStream(), out);
-        Thread errReader = drain(p.getErrorStream(), err);
-        try {
-            p.getOutputStream().close();
-        } catch (IOException ignored) {
-            // nothing to feed
-        }
-        boolean timedOut = false;
-        try {
-            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                timedOut = true;
-                // Killing the outer bwrap tears down its pid namespace: every process inside dies,
-                // detached or not. Sweep the uid as well, in case anything outlived it.
-                p.destroyForcibly();
-                p.waitFor(10, TimeUnit.SECONDS);
+            ensureOpen();
+            if (supervisor == null || !supervisor.alive()) {
+                dropSupervisor();
+                supervisor = Supervisor.start(BwrapCommand.build(root, lease.uid(), workspace, workdir, tmpBytes, spec,
+                        Supervisor.PROGRAM), dir);
             }
-            // When the command ends, the outer bubblewrap exits at once with its status, while the
-            // sandbox's init is still alive, waiting for what the command left behind. It dies of
-            // --die-with-parent a moment later and takes its pid namespace with it, but that is
-            // asynchronous: a command that runs next could still meet those processes. Sweeping
-            // the sandbox's uid ends them now (one scan of /proc when nothing is left).
-            if (root) {
-                HostProcesses.killAll(lease.uid());
+            long start = System.nanoTime();
+            Supervisor.Outcome o = supervisor.run(command, timeout, spec.limits().outputBytes());
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            if (o.exit() == null) {
+                int status = supervisor.exitValue();
+                dropSupervisor();
+                if (!o.timedOut()) {
+                    String stderr = o.err().text().strip();
+                    boolean startFailed = stderr.startsWith("bwrap: ") || stderr.startsWith("prlimit: ") || stderr.startsWith("setpriv: ");
+                    throw new SandboxException(startFailed ? SandboxException.Reason.START_FAILED : SandboxException.Reason.SANDBOX_DIED,
+                            startFailed ? stderr : "the sandbox's supervisor ended (status " + status + ") while running a command: " + stderr);
+                }
             }
-
-            outReader.join(Duration.ofSeconds(10));
-            errReader.join(Duration.ofSeconds(10));
+            int exit = o.timedOut() ? -1 : o.exit();
+            return new ExecResult(exit, o.out().text(), o.err().text(), o.out().truncated(), o.err().truncated(), o.timedOut(), took);
         } catch (InterruptedException e) {
-            p.destroyForcibly();
+            dropSupervisorQuietly();
             Thread.currentThread().interrupt();
             throw new SandboxException(SandboxException.Reason.SANDBOX_DIED, "interrupted while running a command", e);
+        } finally {
+            execLock.unlock();
         }
-        Duration took = Duration.ofNanos(System.nanoTime() - start);
-        int exit = timedOut ? -1 : p.exitValue();
-        String stderr = err.text();
-        if (!timedOut && exit == 1 && stderr.startsWith("bwrap: ")) {
-            throw new SandboxException(SandboxException.Reason.START_FAILED, stderr.strip());
+    }
+
+    /** The host pids of the sandbox's own long-lived processes (bubblewrap and the supervisor); none before the first command. */
+    Set<Long> ownPids() {
+        Supervisor s = supervisor;
+        return s == null ? Set.of() : s.pids();
+    }
+
+    /** Kills the supervisor and, as root, whatever of the sandbox's uid outlived it. */
+    private void dropSupervisor() throws InterruptedException {
+        Supervisor s = supervisor;
+        supervisor = null;
+        if (s != null) {
+            s.kill();
         }
-        if (!timedOut && exit != 0 && (stderr.startsWith("prlimit: ") || stderr.startsWith("setpriv: "))) {
-            throw new SandboxException(SandboxException.Reason.START_FAILED, stderr.strip());
+        if (s != null && root) {
+            HostProcesses.killAll(lease.uid());
         }
-        return new ExecResult(exit, out.text(), stderr, out.truncated(), err.truncated(), timedOut, took);
+    }
+
+    private void dropSupervisorQuietly() {
+        try {
+            dropSupervisor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static Thread drain(InputStream in, OutputCollector sink) {
@@ -292,6 +305,12 @@ final class LocalSandbox implements Sandbox {
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
+        }
+        Supervisor s = supervisor;
+        if (s != null) {
+            // Not under the exec lock: closing must not wait for a running command.
+            s.destroy();
+            s.awaitExit();
         }
         try {
             if (root) {

@@ -133,15 +133,44 @@ class AdversarialTest {
 
     @Test
     void detachedChildrenDieWithTheCommand() {
-        // The sandbox's init outlives the command by a moment; repeating makes that race visible.
+        // Repeating makes a race between the command's end and the sweep visible.
+        var local = (LocalSandbox) sandbox;
         for (int i = 0; i < 20; i++) {
-            var r = run("setsid sleep 1000 > /dev/null 2>&1 < /dev/null & disown; nohup sleep 1000 >/dev/null 2>&1 & echo started", 10);
+            var r = run("setsid sleep 1000 > /dev/null 2>&1 < /dev/null & disown; nohup sleep 1000 >/dev/null 2>&1 & "
+                    + "(trap '' HUP TERM; sleep 1000 &) ; echo started", 10);
             assertEquals("started\n", r.stdout());
             if (provider.isRoot()) {
-                assertEquals(List.of(), HostProcesses.pidsOf(((LocalSandbox) sandbox).hostUid()), "detached processes were reaped, round " + i);
+                // Only the sandbox's own bubblewrap and supervisor are left of its uid.
+                var left = HostProcesses.pidsOf(local.hostUid());
+                left.removeAll(local.ownPids());
+                assertEquals(List.of(), left, "detached processes were reaped, round " + i);
+                assertEquals(2, local.ownPids().size(), "bubblewrap and its supervisor");
             }
         }
         assertEquals("0\n", run("pgrep -c sleep || true", 10).stdout());
+    }
+
+    @Test
+    void signallingTheSupervisorChangesNothing() {
+        // The supervisor is pid 1 of the sandbox: signals from inside are dropped, or (SIGINT, which
+        // bash handles) leave it waiting for the command; a stopped command is resumed; a command
+        // that kills its own process group ends alone.
+        var r = run("for s in INT TERM HUP QUIT USR1 PIPE CHLD KILL STOP; do kill -$s 1; done; kill -STOP $$; echo went on", 10);
+        assertEquals("went on\n", r.stdout(), r.toString());
+        assertEquals(130, run("kill -INT 0; echo not reached", 10).exitCode());
+        var after = run("echo $((6 * 7)) > /tmp/kept; cat /tmp/kept", 10);
+        assertEquals("42\n", after.stdout(), after.toString());
+        assertEquals("42\n", run("cat /tmp/kept", 10).stdout(), "the same sandbox (its /tmp) answered");
+    }
+
+    @Test
+    void aForgedEndOfOutputIsOutputLikeAnyOther() {
+        // The marker that ends a command's output is NUL and a fresh random token: NULs and
+        // look-alikes in the output are passed through.
+        var r = run("printf 'a\\0b\\0\\0%032d 0\\nc'; printf 'x\\0' >&2; exit 5", 10);
+        assertEquals(5, r.exitCode());
+        assertEquals("a\0b\0\0" + "0".repeat(32) + " 0\nc", r.stdout());
+        assertEquals("x\0", r.stderr());
     }
 
     @Test
@@ -160,7 +189,7 @@ class AdversarialTest {
         var r = run("cat /etc/shadow 2>&1 | head -1; ls /root /work /home 2>&1 | head -3; cat /proc/1/cmdline | tr '\\0' ' '", 10);
         assertTrue(r.stdout().contains("Permission denied") || r.stdout().contains("No such file"), r.stdout());
         assertTrue(r.stdout().contains("ls: cannot access '/root'"), r.stdout());
-        assertTrue(r.stdout().contains("bwrap"), "pid 1 is the sandbox's own init, not the host's: " + r.stdout());
+        assertTrue(r.stdout().contains("alice-rl-supervisor"), "pid 1 is the sandbox's own supervisor, not the host's init: " + r.stdout());
     }
 
     @Test

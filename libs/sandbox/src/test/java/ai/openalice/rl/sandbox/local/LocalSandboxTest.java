@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -97,6 +98,22 @@ class LocalSandboxTest {
             var log = s.exec("git log --all --oneline | wc -l; git log --all -p | grep -c 'the fix' || true", T);
             assertEquals("1\n0\n", log.stdout(), "only the base commit is visible");
             assertEquals("", s.diff());
+        }
+    }
+
+    @Test
+    void oneSupervisorRunsEveryCommandAndATimeoutStartsAFreshOne() throws Exception {
+        try (var s = (LocalSandbox) provider.create(SandboxSpec.of(new WorkspaceSource.Dir(repo(tmp.resolve("r7")))))) {
+            assertEquals(Set.of(), s.ownPids(), "started at the first command");
+            assertEquals("1\n", s.exec("echo $PPID; echo x > /tmp/t", T).stdout(), "the command's parent is the supervisor, pid 1");
+            Set<Long> first = s.ownPids();
+            assertEquals("x\n", s.exec("cat /tmp/t", T).stdout());
+            assertEquals(first, s.ownPids(), "the same processes ran the second command");
+            var slow = s.exec("echo kept > w.txt; sleep 30", Duration.ofSeconds(1));
+            assertTrue(slow.timedOut());
+            var next = s.exec("cat w.txt; cat /tmp/t 2>/dev/null || echo tmp-gone", T);
+            assertEquals("kept\ntmp-gone\n", next.stdout(), "the workspace outlives a timeout, /tmp does not");
+            assertNotEquals(first, s.ownPids());
         }
     }
 
