@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
@@ -19,7 +20,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
@@ -123,6 +126,9 @@ public final class PythonEnvironments {
         return interpreters().stream().filter(i -> xy(i.version()).equals(version)).findFirst();
     }
 
+    /** The repository's files the build reads besides a requirements file the spec names. */
+    private static final List<String> SETUP_FILES = List.of("requirements.txt", "pyproject.toml", "setup.py", "setup.cfg");
+
     /**
      * The environment for {@code spec} (a task's {@code toolchain.python}) and the repository at
      * {@code source}: the cached one, else built now (one build at a time per environment, others
@@ -137,18 +143,30 @@ public final class PythonEnvironments {
         }
         Interpreter interpreter = interpreter(version).orElseThrow(() -> new Unavailable("the task needs Python " + version + "; this host has "
                 + interpreters().stream().map(Interpreter::version).toList() + " under " + interpreterRoots + ", not that version", ""));
+        Path checkout = null;
         try {
-            Path checkout = Files.createTempDirectory("alice-rl-python-env");
-            try {
-                checkOut(source, checkout);
-                Path home = cache.resolve(xy(interpreter.version()) + "-" + key(spec, interpreter, checkout));
-                build(spec, interpreter, checkout, home, projectVersion);
-                return new Built(home, interpreter, projectVersion);
-            } finally {
-                HostCommand.run(List.of("rm", "-rf", checkout.toString()), null, Duration.ofMinutes(2));
+            if (source instanceof WorkspaceSource.Tarball) { // nothing to read it by but unpacking it
+                checkout = checkOut(source);
             }
+            Path home = cache.resolve(xy(interpreter.version()) + "-" + key(spec, interpreter, setupBlobs(source, checkout)));
+            // The cached environment needs no checkout: only a build reads the repository.
+            if (!Files.exists(home.resolve(".complete"))) {
+                if (checkout == null) {
+                    checkout = checkOut(source);
+                }
+                build(spec, interpreter, checkout, home, projectVersion);
+            }
+            return new Built(home, interpreter, projectVersion);
         } catch (IOException e) {
             throw new Unavailable("the Python environment could not be prepared: " + e.getMessage(), "");
+        } finally {
+            if (checkout != null) {
+                try {
+                    HostCommand.run(List.of("rm", "-rf", checkout.toString()), null, Duration.ofMinutes(2));
+                } catch (IOException ignored) {
+                    // a temporary folder left behind
+                }
+            }
         }
     }
 
@@ -192,34 +210,74 @@ public final class PythonEnvironments {
         }
     }
 
-    /** The repository at the task's base, on the host: what its requirements file and install read. */
-    private static void checkOut(WorkspaceSource source, Path into) throws IOException, Unavailable {
+    /** The repository at the task's base, unpacked on the host in a new temporary folder: what its requirements file and install read. */
+    private static Path checkOut(WorkspaceSource source) throws IOException, Unavailable {
+        Path into = Files.createTempDirectory("alice-rl-python-env");
         switch (source) {
             case WorkspaceSource.Git g -> HostCommand.check(List.of("bash", "-c", "git -C \"$0\" archive \"$1\" | tar -x -C \"$2\"", g.repo().toString(),
                     g.commit(), into.toString()), null, Duration.ofMinutes(5));
             case WorkspaceSource.Dir d -> HostCommand.check(List.of("cp", "-a", d.path() + "/.", into.toString()), null, Duration.ofMinutes(5));
             case WorkspaceSource.Tarball t -> HostCommand.check(List.of("tar", "-xf", t.path().toString(), "-C", into.toString()), null, Duration.ofMinutes(5));
-            default -> throw new Unavailable("a Python environment is built from a repository on this host; the task's workspace is " + source, "");
+            default -> {
+                Files.delete(into);
+                throw new Unavailable("a Python environment is built from a repository on this host; the task's workspace is " + source, "");
+            }
+        }
+        return into;
+    }
+
+    /**
+     * Git's blob id of each set-up file the build reads, absent ones left out: for a git workspace
+     * read from its tree at the base (one {@code git ls-tree}, no checkout), otherwise hashed from
+     * the files as git hashes them, so that both give the same key for the same files.
+     */
+    static Map<String, String> setupBlobs(WorkspaceSource source, Path checkout) throws IOException {
+        var blobs = new TreeMap<String, String>();
+        if (source instanceof WorkspaceSource.Git g) {
+            var cmd = new ArrayList<>(List.of("git", "-C", g.repo().toString(), "ls-tree", g.commit(), "--"));
+            cmd.addAll(SETUP_FILES);
+            for (String line : HostCommand.check(cmd, null, Duration.ofMinutes(1)).split("\n")) {
+                String[] meta = line.split("\t", 2)[0].split(" ");
+                if (meta.length == 3 && meta[1].equals("blob")) {
+                    blobs.put(line.split("\t", 2)[1], meta[2]);
+                }
+            }
+            return blobs;
+        }
+        Path dir = source instanceof WorkspaceSource.Dir d ? d.path() : checkout;
+        for (String f : SETUP_FILES) {
+            Path p = dir.resolve(f);
+            if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+                blobs.put(f, blobId(Files.readAllBytes(p)));
+            }
+        }
+        return blobs;
+    }
+
+    /** Git's object id of a blob: SHA-1 of {@code "blob <size>\0"} and the bytes. */
+    static String blobId(byte[] content) {
+        try {
+            var sha1 = MessageDigest.getInstance("SHA-1");
+            sha1.update(("blob " + content.length + "\0").getBytes(StandardCharsets.US_ASCII));
+            return HexFormat.of().formatHex(sha1.digest(content));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 
     /**
-     * What makes two environments the same: the interpreter, the spec, and what the build reads of
-     * the repository (its requirements file when the spec names it, its setup and build files).
+     * What makes two environments the same: the interpreter, the spec, the build script, and what
+     * the build reads of the repository (its set-up and build files, by their blob ids).
      */
-    private static String key(JsonNode spec, Interpreter interpreter, Path checkout) throws IOException {
+    private static String key(JsonNode spec, Interpreter interpreter, Map<String, String> setupBlobs) throws IOException {
         try {
             var sha = MessageDigest.getInstance("SHA-256");
             sha.update((interpreter.version() + "\n" + JSON.writeValueAsString(spec) + "\n").getBytes(StandardCharsets.UTF_8));
             try (InputStream in = PythonEnvironments.class.getResourceAsStream("build-python-env.sh")) {
                 sha.update(in.readAllBytes());
             }
-            for (String f : List.of("requirements.txt", "pyproject.toml", "setup.py", "setup.cfg")) {
-                Path p = checkout.resolve(f);
-                sha.update((f + "\n").getBytes(StandardCharsets.UTF_8));
-                if (Files.isRegularFile(p)) {
-                    sha.update(Files.readAllBytes(p));
-                }
+            for (String f : SETUP_FILES) {
+                sha.update((f + " " + setupBlobs.getOrDefault(f, "-") + "\n").getBytes(StandardCharsets.UTF_8));
             }
             return HexFormat.of().formatHex(sha.digest()).substring(0, 16);
         } catch (NoSuchAlgorithmException e) {
