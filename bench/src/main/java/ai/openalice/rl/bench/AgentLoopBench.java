@@ -24,6 +24,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -35,7 +36,7 @@ final class AgentLoopBench {
     private AgentLoopBench() {}
 
     /** A tool that returns at once without touching the sandbox. */
-    static final class Noop implements Tool {
+    static class Noop implements Tool {
         public String name() {
             return "noop";
         }
@@ -50,6 +51,15 @@ final class AgentLoopBench {
 
         public Observation run(ObjectNode args, ToolContext ctx) {
             return Observation.ok("ok");
+        }
+    }
+
+    /** A tool that runs {@code true} in the sandbox: what every shell-running tool pays per turn. */
+    static final class ExecTrue extends Noop {
+        @Override
+        public Observation run(ObjectNode args, ToolContext ctx) {
+            var r = ctx.sandbox().exec("true", Duration.ofSeconds(30));
+            return r.ok() ? Observation.ok("ok") : Observation.ok("failed");
         }
     }
 
@@ -106,6 +116,16 @@ final class AgentLoopBench {
         }
         double minutes = (System.nanoTime() - t0) / 60e9;
         System.out.printf("  episodes per minute, fresh local sandbox each: %.0f%n", n / minutes);
+        // The same episodes with a tool that runs a command at every turn.
+        var execLoop = new AgentLoop(instant, tok, new CompactFormat(), new Tools(List.of(new ExecTrue())));
+        long t1 = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            try (Sandbox s = provider.create(spec)) {
+                execLoop.run(task, s, cfg);
+            }
+        }
+        double execMinutes = (System.nanoTime() - t1) / 60e9;
+        System.out.printf("  episodes per minute, each turn running `true` in the sandbox: %.1f%n", n / execMinutes);
     }
 
     private static long timeDiff(Sandbox s) {

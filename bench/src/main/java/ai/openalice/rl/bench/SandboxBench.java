@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -76,6 +77,8 @@ final class SandboxBench {
         System.out.printf("  ratio lifecycle / plain spawn (p50): %.2fx   exec / plain spawn (p50): %.2fx%n",
                 lifeLat.percentileMs(50) / plainLat.percentileMs(50), execLat.percentileMs(50) / plainLat.percentileMs(50));
 
+        phases(provider, spec, t, iterations);
+
         System.out.printf("%nsustained throughput (operations/s, %d operations per level)%n", iterations);
         for (int workers : new int[] {1, 8, 32}) {
             double p = throughput(plain, workers, iterations);
@@ -84,6 +87,32 @@ final class SandboxBench {
         }
         searchLargeRepository(provider);
         provider.close();
+    }
+
+    /** Where a lifecycle's time goes: create (workspace mount and copy), the first command (bubblewrap and its supervisor start), close. */
+    private static void phases(LocalSandboxProvider provider, SandboxSpec spec, Duration t, int iterations) {
+        var create = new long[iterations];
+        var first = new long[iterations];
+        var close = new long[iterations];
+        for (int i = 0; i < iterations; i++) {
+            long a = System.nanoTime();
+            Sandbox s = provider.create(spec);
+            long b = System.nanoTime();
+            s.exec("true", t);
+            long c = System.nanoTime();
+            s.close();
+            long d = System.nanoTime();
+            create[i] = b - a;
+            first[i] = c - b;
+            close[i] = d - c;
+        }
+        System.out.printf("  lifecycle by phase (p50): create %.2f ms, first exec %.2f ms, close %.2f ms%n", p50(create), p50(first), p50(close));
+    }
+
+    private static double p50(long[] nanos) {
+        long[] sorted = nanos.clone();
+        Arrays.sort(sorted);
+        return sorted[sorted.length / 2] / 1e6;
     }
 
     /** The search tool on a 10,000-file repository: what an agent waits for per search. */

@@ -58,6 +58,7 @@ final class VerifierBench {
         HostCommand.run(direct, checkout, T);
         long[] h = new long[n];
         long[] d = new long[n];
+        long[] fresh = new long[n];
         for (int i = 0; i < n; i++) {
             long s = System.nanoTime();
             Verdict v = harness.verify(task, task.patch());
@@ -71,11 +72,24 @@ final class VerifierBench {
             if (!r.ok()) {
                 throw new IllegalStateException(name + ": the direct run failed: " + r.output());
             }
+            // What a verification has to do: the tests of a checkout never built (its copy is not timed).
+            Path copy = Files.createTempDirectory("bench-fresh");
+            HostCommand.check(List.of("cp", "-a", checkout + "/.", copy.toString()), null, T);
+            HostCommand.check(List.of("rm", "-rf", copy.resolve("target").toString()), null, T);
+            s = System.nanoTime();
+            r = HostCommand.run(direct, copy, T);
+            fresh[i] = System.nanoTime() - s;
+            Templates.deleteQuietly(copy);
+            if (!r.ok()) {
+                throw new IllegalStateException(name + ": the direct run on a fresh checkout failed: " + r.output());
+            }
         }
         double hm = median(h);
         double dm = median(d);
+        double fm = median(fresh);
         System.out.printf("%n%s, %d runs each%n  harness (gold patch)  median %8.1f ms%n  direct test command   median %8.1f ms%n"
                 + "  overhead ratio        %8.2fx (target <= 1.15)%n", name, n, hm, dm, hm / dm);
+        System.out.printf("  direct on a fresh checkout (nothing built yet) median %8.1f ms, harness / that %.2fx%n", fm, hm / fm);
     }
 
     /** A plain checkout of the base with the gold patch and the hidden tests applied, to run the command directly. */
