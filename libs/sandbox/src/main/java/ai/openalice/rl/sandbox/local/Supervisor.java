@@ -29,8 +29,14 @@ import java.util.concurrent.TimeUnit;
  */
 final class Supervisor {
     static final String SCRIPT = loadScript();
-    /** What bubblewrap runs: a line that reads the script from stdin (so that {@code ps} in the sandbox shows one short line). */
-    static final List<String> PROGRAM = List.of("/bin/bash", "-c", "IFS= read -r -d '' script && eval \"$script\"", "alice-rl-supervisor");
+    /**
+     * What bubblewrap runs: a line that reads the script from stdin (so that {@code ps} in the
+     * sandbox shows one short line), with every signal at its default first — a service started in
+     * the background of a shell inherits SIGINT and SIGQUIT ignored, and bash cannot undo that for
+     * the commands it runs.
+     */
+    static final List<String> PROGRAM = List.of("/usr/bin/env", "--default-signal", "/bin/bash", "-c", "IFS= read -r -d '' script && eval \"$script\"",
+            "alice-rl-supervisor");
 
     private final Process process;
     private final Thread outReader;
