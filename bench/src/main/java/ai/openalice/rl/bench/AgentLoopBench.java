@@ -107,6 +107,15 @@ final class AgentLoopBench {
                     overheadNs / 1e6 / turns);
         }
         // Whole episodes, each in a fresh local sandbox (create + 50 turns + diff + close).
+        System.out.printf("  episodes per minute, fresh local sandbox each: %.0f%n", episodesPerMinute(loop, provider, spec, task, cfg));
+        // The same episodes with a tool that runs a command at every turn.
+        var execLoop = new AgentLoop(instant, tok, new CompactFormat(), new Tools(List.of(new ExecTrue())));
+        System.out.printf("  episodes per minute, each turn running `true` in the sandbox: %.1f%n",
+                episodesPerMinute(execLoop, provider, spec, task, cfg));
+    }
+
+    /** 30 whole episodes of {@code loop}, each in a fresh sandbox of {@code spec}, as episodes per minute. */
+    private static double episodesPerMinute(AgentLoop loop, LocalSandboxProvider provider, SandboxSpec spec, AgentTask task, LoopConfig cfg) {
         int n = 30;
         long t0 = System.nanoTime();
         for (int i = 0; i < n; i++) {
@@ -114,18 +123,7 @@ final class AgentLoopBench {
                 loop.run(task, s, cfg);
             }
         }
-        double minutes = (System.nanoTime() - t0) / 60e9;
-        System.out.printf("  episodes per minute, fresh local sandbox each: %.0f%n", n / minutes);
-        // The same episodes with a tool that runs a command at every turn.
-        var execLoop = new AgentLoop(instant, tok, new CompactFormat(), new Tools(List.of(new ExecTrue())));
-        long t1 = System.nanoTime();
-        for (int i = 0; i < n; i++) {
-            try (Sandbox s = provider.create(spec)) {
-                execLoop.run(task, s, cfg);
-            }
-        }
-        double execMinutes = (System.nanoTime() - t1) / 60e9;
-        System.out.printf("  episodes per minute, each turn running `true` in the sandbox: %.1f%n", n / execMinutes);
+        return n / ((System.nanoTime() - t0) / 60e9);
     }
 
     private static long timeDiff(Sandbox s) {
