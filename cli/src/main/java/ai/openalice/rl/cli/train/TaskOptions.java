@@ -39,13 +39,15 @@ final class TaskOptions {
 
     /**
      * The runner's configuration for what the tasks need (given folders only): the agent's sandboxes
-     * get the mirrors and Maven as the verifier's do (not the npm cache: the verifier copies it into /tmp before its test command; the agent is not given that step).
+     * get the mirrors, Maven and the tasks' Python environments (the same cache) as the verifier's do
+     * (not the npm cache: the verifier copies it into /tmp before its test command; the agent is not given that step).
      */
     Map<String, Object> runnerConfig() {
         var c = new LinkedHashMap<String, Object>();
         put(c, "runner.mirrors", folders.mirrors);
         put(c, "runner.maven-repository", folders.mavenRepo);
         put(c, "runner.maven-home", folders.mavenHome);
+        python(c, "runner");
         return c;
     }
 
@@ -56,11 +58,15 @@ final class TaskOptions {
         put(c, "verifier.maven-repository", folders.mavenRepo);
         put(c, "verifier.maven-home", folders.mavenHome);
         put(c, "verifier.npm-cache", folders.npmCache);
-        put(c, "verifier.python-envs", folders.pythonEnvs);
-        if (folders.pythonRoots != null && !folders.pythonRoots.isEmpty()) {
-            c.put("verifier.python-roots", String.join(",", folders.pythonRoots.stream().map(Path::toString).toList()));
-        }
+        python(c, "verifier");
         return c;
+    }
+
+    private void python(Map<String, Object> config, String service) {
+        put(config, service + ".python-envs", folders.pythonEnvs);
+        if (folders.pythonRoots != null && !folders.pythonRoots.isEmpty()) {
+            config.put(service + ".python-roots", String.join(",", folders.pythonRoots.stream().map(Path::toString).toList()));
+        }
     }
 
     private static void put(Map<String, Object> config, String key, Path value) {

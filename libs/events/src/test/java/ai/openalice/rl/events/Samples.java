@@ -42,7 +42,8 @@ final class Samples {
 
     static AgentTask agentTask() {
         return new AgentTask("acme__calc-42", 1, SHA, "add(2, 3) returns -1; expected 5.",
-                new WorkspaceSpec.Git("/srv/mirrors/acme__calc", "3f2a1b0c"), new Limits(50, 8192, 300, 300));
+                new WorkspaceSpec.Git("/srv/mirrors/acme__calc", "3f2a1b0c"), new Limits(50, 8192, 300, 300), "1.2",
+                JsonNodeFactory.instance.objectNode().set("python", JsonNodeFactory.instance.objectNode().put("version", "3.9")));
     }
 
     static Trajectory trajectory() {

@@ -60,6 +60,8 @@ public record Task(
 
     /** What the agent may see of this task: revision {@code taskVersion}, whose content has the sha256 {@code contentHash}. */
     public AgentTask agentView(int taskVersion, String contentHash) {
-        return new AgentTask(instanceId, taskVersion, contentHash, problemStatement, workspace, limits);
+        var toolchain = raw.get("toolchain");
+        return new AgentTask(instanceId, taskVersion, contentHash, problemStatement, workspace, limits, version,
+                toolchain != null && toolchain.isObject() ? toolchain.deepCopy() : null);
     }
 }

@@ -131,6 +131,21 @@ class TaskParserTest {
     }
 
     @Test
+    void agentViewCarriesTheToolchainAndVersionButNoTestName() throws Exception {
+        var row = sweBench();
+        row.putObject("toolchain").putObject("python").put("version", "3.9").put("install", "python -m pip install -e .")
+                .putArray("pip_packages").add("pytest==7.4.0");
+        var view = valid(row).agentView(1);
+        assertEquals("4.3", view.version());
+        assertEquals("3.9", view.pythonToolchain().orElseThrow().get("version").asText());
+        assertEquals("pytest==7.4.0", view.pythonToolchain().orElseThrow().get("pip_packages").get(0).asText());
+        assertTrue(view.javaVersion().isEmpty());
+        String json = M.writeValueAsString(view);
+        assertTrue(!json.contains("test_separable") && !json.contains("diff --git"), json);
+        assertTrue(valid(sweBench()).agentView(1).pythonToolchain().isEmpty());
+    }
+
+    @Test
     void everyProblemIsReportedWithItsField() throws Exception {
         var node = json("{'instance_id':'bad id','FAIL_TO_PASS':'not json','PASS_TO_PASS':[1],"
                 + "'workspace':{'type':'git','path':'x'},'test_report':{'format':'junit-xml'},"

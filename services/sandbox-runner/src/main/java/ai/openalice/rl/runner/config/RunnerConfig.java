@@ -6,6 +6,7 @@ import io.smallrye.config.WithDefault;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /** The sandbox-runner's settings ({@code runner.*}). */
@@ -126,6 +127,17 @@ public interface RunnerConfig {
 
     /** A Maven installation for the agent's local sandboxes ({@code /opt/maven/bin} on {@code PATH}). */
     Optional<Path> mavenHome();
+
+    /**
+     * Where the Python environments of tasks that name {@code toolchain.python} are built and cached
+     * (readable by sandbox users), as the verifier's {@code verifier.python-envs}: give both the same
+     * folder and an environment is built once for the agent and the tests; default:
+     * {@code PythonEnvironments.defaultCache()}.
+     */
+    Optional<Path> pythonEnvs();
+
+    /** Folders of Python installations by version ({@code X.Y.Z/bin/pythonX.Y}) environments are built from; default: pyenv's. */
+    Optional<List<Path>> pythonRoots();
 
     /** Sandbox backend: {@code local} (bubblewrap on this host, the default) or {@code kubernetes} (a pod per episode). */
     @WithDefault("local")

@@ -21,7 +21,7 @@ import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.harness.HackAttempts;
 import ai.openalice.rl.harness.SandboxReadable;
-import ai.openalice.rl.harness.TestEnvironment;
+import ai.openalice.rl.harness.PythonEnvironments;
 import ai.openalice.rl.model.chat.ChatLayout;
 import ai.openalice.rl.model.tokenizer.Tokenizer;
 import ai.openalice.rl.policy.PolicyException;
@@ -99,6 +99,7 @@ public class EpisodeService {
     private volatile boolean stopping;
     private DiskSpace disk;
     private ArtifactStores.Routed artifacts;
+    private AgentEnvironment environment;
 
     @PostConstruct
     void init() {
@@ -109,6 +110,11 @@ public class EpisodeService {
         mounted.put("runner.maven-repository", config.mavenRepository().orElse(null));
         mounted.put("runner.maven-home", config.mavenHome().orElse(null));
         SandboxReadable.requireReadable("runner", mounted);
+        var python = config.sandboxBackend() == RunnerConfig.SandboxBackend.LOCAL // a pod's image holds its own environment
+                ? new PythonEnvironments(config.pythonEnvs().orElseGet(PythonEnvironments::defaultCache),
+                        config.pythonRoots().orElseGet(PythonEnvironments::defaultRoots))
+                : null;
+        environment = new AgentEnvironment(config.mavenRepository().orElse(null), config.mavenHome().orElse(null), null, python, metrics);
         var backend = SandboxBackends.open(config.sandboxBackend(), config.sandboxRoot(), this::kubernetesSettings,
                 () -> new KubernetesClientBuilder().build());
         SandboxBackends.warmUp(backend);
@@ -268,11 +274,11 @@ public class EpisodeService {
         }
     }
 
-    /** The agent's sandbox: the task's workspace, and what its tests need from the host (Maven) as the verifier has it. */
+    /** The agent's sandbox: the task's workspace, and what its tests need from the host (Maven, its JDK, its Python environment) as the verifier has it. */
     SandboxSpec agentSpec(RolloutRequested r) {
-        var base = SandboxSpec.of(WorkspaceSource.of(r.task().workspace(), config.mirrors().orElse(null)));
-        return TestEnvironment.of(config.mavenRepository().orElse(null), config.mavenHome().orElse(null), null, null)
-                .applyTo(base).withLabels(Map.of("task", r.taskId(), "rollout", r.rolloutId().toString()));
+        var source = WorkspaceSource.of(r.task().workspace(), config.mirrors().orElse(null));
+        return environment.of(r.task(), source, r.logContext()).applyTo(SandboxSpec.of(source))
+                .withLabels(Map.of("task", r.taskId(), "rollout", r.rolloutId().toString()));
     }
 
     /** The episode, played again in a new sandbox when its sandbox died under it ({@link SandboxDeaths}). */
