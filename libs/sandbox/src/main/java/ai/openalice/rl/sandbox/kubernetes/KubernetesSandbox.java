@@ -7,21 +7,25 @@ import ai.openalice.rl.sandbox.SandboxException;
 import ai.openalice.rl.sandbox.SandboxFileException;
 import ai.openalice.rl.sandbox.Shell;
 import ai.openalice.rl.sandbox.WorkspacePaths;
+import ai.openalice.rl.sandbox.shell.Supervisor;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
- * A sandbox pod. Commands run over the exec API under {@code timeout -s KILL}; when no answer comes
- * in time, every process but the pod's init is killed. File operations are confined twice: the
+ * A sandbox pod. Commands run in one shell per pod ({@link Supervisor} on a {@link PodChannel}): the
+ * first command opens an exec stream that later ones reuse, and after each command everything it
+ * left behind is killed; at a timeout, every process but the pod's init is killed (the shell too) and
+ * the next command opens a new stream. File operations are one exec each, confined twice: the
  * path is checked lexically here, and resolved with {@code realpath} inside the pod, so symlinks
  * cannot lead outside the workspace.
  */
 final class KubernetesSandbox implements Sandbox {
-    private static final Duration GRACE = Duration.ofSeconds(15);
     private static final Duration FILE_OP = Duration.ofSeconds(60);
     static final int ESCAPE = 91;
     static final int MISSING = 92;
@@ -36,6 +40,9 @@ final class KubernetesSandbox implements Sandbox {
     private final int outputCap;
     private final PodExec exec;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final ReentrantLock execLock = new ReentrantLock();
+    private volatile Supervisor shell;
+    private volatile Supplier<String> tokens;
 
     KubernetesSandbox(KubernetesClient client, String namespace, String pod, String id, String workdir, String baseCommit, int outputCap) {
         this.client = client;
@@ -62,21 +69,69 @@ final class KubernetesSandbox implements Sandbox {
         return pod;
     }
 
+    /** The shell's end-of-output tokens from {@code t} instead of random ones (tests whose API server scripts the shell's output). */
+    void tokens(Supplier<String> t) {
+        tokens = t;
+    }
+
     @Override
     public ExecResult exec(String command, Duration timeout) {
         ensureOpen();
-        long secs = Math.max(1, timeout.toSeconds());
-        String script = "cd " + Shell.quote(workdir) + " && exec timeout -s KILL " + secs + " bash -c " + Shell.quote(command);
-        long start = System.nanoTime();
-        PodExec.Outcome o = exec.run(script, null, outputCap, timeout.plus(GRACE));
-        Duration took = Duration.ofNanos(System.nanoTime() - start);
-        boolean timedOut = o.exitCode() == null || (o.exitCode() == 137 && took.compareTo(timeout) >= 0);
-        if (o.exitCode() == null) {
-            // No answer: kill everything the sandbox user runs except the pod's init (pid 1).
-            exec.run("kill -9 -1 2>/dev/null; true", null, 1024, GRACE);
+        execLock.lock();
+        try {
+            ensureOpen();
+            if (shell == null || !shell.alive()) {
+                dropShell();
+                var channel = PodChannel.open(client, namespace, pod, workdir, exec);
+                shell = tokens == null ? Supervisor.start(channel) : Supervisor.start(channel, tokens);
+            }
+            long start = System.nanoTime();
+            Supervisor.Outcome o = shell.run(command, timeout, outputCap);
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            if (o.exit() == null) {
+                var channel = (PodChannel) shell.channel();
+                shell = null; // killed by run: the next command opens a new stream
+                if (!o.timedOut()) {
+                    return ended(channel, o, took);
+                }
+            }
+            return new ExecResult(o.timedOut() ? -1 : o.exit(), o.out().text(), o.err().text(), o.out().truncated(), o.err().truncated(),
+                    o.timedOut(), took);
+        } catch (InterruptedException e) {
+            dropShell();
+            Thread.currentThread().interrupt();
+            throw new SandboxException(SandboxException.Reason.SANDBOX_DIED, "interrupted while running a command in pod " + pod, e);
+        } finally {
+            execLock.unlock();
         }
-        return new ExecResult(timedOut ? -1 : o.exitCode(), o.out().text(), o.err().text(), o.out().truncated(), o.err().truncated(),
-                timedOut, took);
+    }
+
+    /**
+     * The shell's stream ended in the middle of a command: the pod died or went over its memory
+     * limit, the API failed, or (the pod running and the shell's exit reported) the command ended
+     * its own shell — then that is the command's outcome.
+     */
+    private ExecResult ended(PodChannel channel, Supervisor.Outcome o, Duration took) {
+        Integer status = channel.status();
+        var why = exec.failure(new KubernetesClientException("the shell stream of pod " + pod + " ended in the middle of a command"
+                + (status == null ? "" : " (status " + status + ")")));
+        if (why.reason() != SandboxException.Reason.BACKEND_UNAVAILABLE || status == null) {
+            throw why;
+        }
+        return new ExecResult(status, o.out().text(), o.err().text() + "\n[alice-rl: the command ended the sandbox's shell (status " + status + ")]",
+                o.out().truncated(), o.err().truncated(), false, took);
+    }
+
+    private void dropShell() {
+        Supervisor s = shell;
+        shell = null;
+        if (s != null) {
+            try {
+                s.kill();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** A script prefix that resolves {@code path} inside the pod into {@code $p}, refusing escapes. */
@@ -154,6 +209,10 @@ final class KubernetesSandbox implements Sandbox {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
+            Supervisor s = shell;
+            if (s != null) {
+                s.destroy(); // not under the exec lock: closing must not wait for a running command
+            }
             try {
                 client.pods().inNamespace(namespace).withName(pod).withGracePeriod(0).delete();
             } catch (KubernetesClientException e) {

@@ -8,6 +8,7 @@ import ai.openalice.rl.sandbox.SandboxException;
 import ai.openalice.rl.sandbox.SandboxFileException;
 import ai.openalice.rl.sandbox.SandboxSpec;
 import ai.openalice.rl.sandbox.WorkspacePaths;
+import ai.openalice.rl.sandbox.shell.Supervisor;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -96,14 +97,14 @@ final class LocalSandbox implements Sandbox {
             ensureOpen();
             if (supervisor == null || !supervisor.alive()) {
                 dropSupervisor();
-                supervisor = Supervisor.start(BwrapCommand.build(root, lease.uid(), workspace, workdir, tmpBytes, spec,
-                        Supervisor.PROGRAM), dir);
+                supervisor = Supervisor.start(ProcessChannel.start(BwrapCommand.build(root, lease.uid(), workspace, workdir, tmpBytes, spec,
+                        ProcessChannel.PROGRAM), dir));
             }
             long start = System.nanoTime();
             Supervisor.Outcome o = supervisor.run(command, timeout, spec.limits().outputBytes());
             Duration took = Duration.ofNanos(System.nanoTime() - start);
             if (o.exit() == null) {
-                int status = supervisor.exitValue();
+                int status = ((ProcessChannel) supervisor.channel()).exitValue();
                 dropSupervisor();
                 if (!o.timedOut()) {
                     String stderr = o.err().text().strip();
@@ -126,7 +127,7 @@ final class LocalSandbox implements Sandbox {
     /** The host pids of the sandbox's own long-lived processes (bubblewrap and the supervisor); none before the first command. */
     Set<Long> ownPids() {
         Supervisor s = supervisor;
-        return s == null ? Set.of() : s.pids();
+        return s == null ? Set.of() : ((ProcessChannel) s.channel()).pids();
     }
 
     /** Kills the supervisor and, as root, whatever of the sandbox's uid outlived it. */

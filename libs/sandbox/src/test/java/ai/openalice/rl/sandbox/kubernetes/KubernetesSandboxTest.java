@@ -7,12 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.sandbox.ExecResult;
 import ai.openalice.rl.sandbox.Sandbox;
 import ai.openalice.rl.sandbox.SandboxException;
 import ai.openalice.rl.sandbox.SandboxLimits;
 import ai.openalice.rl.sandbox.SandboxSpec;
-import ai.openalice.rl.sandbox.Shell;
 import ai.openalice.rl.sandbox.WorkspaceSource;
+import ai.openalice.rl.sandbox.shell.Supervisor;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -20,18 +21,22 @@ import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.ErrorStreamMessage;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.server.mock.OutputStreamMessage;
 import io.fabric8.kubernetes.client.server.mock.StatusStreamMessage;
 import io.fabric8.kubernetes.client.utils.URLUtils;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -80,12 +85,42 @@ class KubernetesSandboxTest {
         return KubernetesSandboxConfig.defaults(NS, runner).withWarmPoolSize(2).withPodStartTimeout(Duration.ofSeconds(10));
     }
 
-    /** The exec path fabric8 requests for {@code bash -c script} (spaces as %20 in the query). */
-    private static String execPath(String pod, String script, boolean stdin) {
-        String cmd = List.of("bash", "-c", script).stream().map(a -> "command=" + URLUtils.encodeToUTF(a).replace("+", "%20"))
+    /** The exec path fabric8 requests for {@code bash -c script [args]} (spaces as %20 in the query). */
+    private static String execPath(String pod, String script, boolean stdin, String... args) {
+        var command = new ArrayList<>(List.of("bash", "-c", script));
+        command.addAll(List.of(args));
+        String cmd = command.stream().map(a -> "command=" + URLUtils.encodeToUTF(a).replace("+", "%20"))
                 .collect(Collectors.joining("&"));
         return "/api/v1/namespaces/" + NS + "/pods/" + pod + "/exec?" + cmd + "&container=sandbox" + (stdin ? "&stdin=true" : "")
                 + "&stdout=true&stderr=true";
+    }
+
+    /**
+     * The sandbox's shell: one exec stream, opened once, on which the mock answers as the
+     * supervisor would. It reads stdin as messages (prefixed by channel 0), one per write: the
+     * script, then per command its token line (t0, t1, …), answered with NUL and the token on stderr,
+     * and the command, answered with its output, NUL, the token and exit status 0 on stdout. An
+     * unexpected message would close the stream.
+     */
+    private void expectShell(String pod, Map<String, String> outputs) {
+        var shell = server.expect().get().withPath(execPath(pod, "cd '/workspace' && " + Supervisor.LAUNCH, true, Supervisor.NAME))
+                .andUpgradeToWebSocket().open().expect("\0" + Supervisor.SCRIPT + "\0").andEmit(new OutputStreamMessage("")).once();
+        int i = 0;
+        for (var e : outputs.entrySet()) {
+            String token = "t" + i++;
+            shell = shell.expect("\0" + token + "\n").andEmit(new ErrorStreamMessage("\0" + token + "\n")).once()
+                    .expect("\0" + e.getKey() + "\0").andEmit(new OutputStreamMessage(e.getValue() + "\0" + token + " 0\n")).once();
+        }
+        shell.done().once();
+    }
+
+    /** A command's result, or BACKEND_UNAVAILABLE when the mock dropped a frame of the shell's answer (then the scenario runs again). */
+    private static ExecResult run(Sandbox s, String command) {
+        var r = s.exec(command, Duration.ofSeconds(5));
+        if (r.timedOut()) {
+            throw new SandboxException(SandboxException.Reason.BACKEND_UNAVAILABLE, "the mock dropped a frame of the shell's answer");
+        }
+        return r;
     }
 
     private void expectExec(String pod, String script, boolean stdin, String stdout, int exit) {
@@ -96,10 +131,6 @@ class KubernetesSandboxTest {
         var emitting = stdout.isEmpty() ? open.waitFor(stdin ? 500 : 100).andEmit(new StatusStreamMessage(exit))
                 : open.waitFor(100).andEmit(new OutputStreamMessage(stdout)).waitFor(100).andEmit(new StatusStreamMessage(exit));
         emitting.done().once();
-    }
-
-    private static String userScript(String command, long secs) {
-        return "cd '/workspace' && exec timeout -s KILL " + secs + " bash -c " + Shell.quote(command);
     }
 
     @Test
@@ -169,17 +200,26 @@ class KubernetesSandboxTest {
                 provider.fillWarmPool();
                 for (Pod p : client.pods().inNamespace(NS).list().getItems()) {
                     expectExec(p.getMetadata().getName(), "tar -x -m --no-same-owner -C '/workspace'", true, "", 0);
-                    expectExec(p.getMetadata().getName(), userScript("python3 a.py", 30), false, "1\n", 0);
+                    var answers = new LinkedHashMap<String, String>();
+                    answers.put("python3 a.py", "1\n");
+                    answers.put("python3 b.py", "2\n");
+                    expectShell(p.getMetadata().getName(), answers);
                 }
                 Sandbox s = provider.create(SandboxSpec.of(new WorkspaceSource.Empty()));
                 String pod = ((KubernetesSandbox) s).podName();
+                var tokens = new AtomicInteger();
+                ((KubernetesSandbox) s).tokens(() -> "t" + tokens.getAndIncrement());
                 assertEquals(SandboxLabels.STATE_LEASED,
                         client.pods().inNamespace(NS).withName(pod).get().getMetadata().getLabels().get(SandboxLabels.STATE));
                 assertEquals(1, provider.warmPods());
-                var r = s.exec("python3 a.py", Duration.ofSeconds(30));
+                var r = run(s, "python3 a.py");
                 assertEquals(0, r.exitCode());
                 assertEquals("1\n", r.stdout());
-                assertFalse(r.timedOut());
+                assertEquals("", r.stderr());
+                // the second command is answered on the same stream: the mock opens it once only
+                var second = run(s, "python3 b.py");
+                assertEquals("2\n", second.stdout());
+                assertEquals(0, second.exitCode());
                 s.close();
                 assertNull(client.pods().inNamespace(NS).withName(pod).get());
             } finally {

@@ -1,4 +1,4 @@
-package ai.openalice.rl.sandbox.local;
+package ai.openalice.rl.sandbox.shell;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 class SupervisorTest {
     private static final byte[] MARKER = "\0abc".getBytes(StandardCharsets.US_ASCII);
 
-    private static Supervisor.Marked feedInChunks(byte[] stream, int chunk) {
-        var m = new Supervisor.Marked(MARKER, new OutputCollector(1 << 16));
+    private static Marked feedInChunks(byte[] stream, int chunk) {
+        var m = new Marked(MARKER, new OutputCollector(1 << 16));
         for (int i = 0; i < stream.length; i += chunk) {
             m.feed(stream, i, Math.min(chunk, stream.length - i));
         }
