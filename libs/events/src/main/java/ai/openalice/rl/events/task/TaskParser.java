@@ -75,7 +75,7 @@ public final class TaskParser {
         String hints = optionalString(obj, "hints_text", errors);
         String createdAt = scalarAsString(obj, "created_at", errors);
         WorkspaceSpec workspace = workspace(obj, repo, baseCommit, errors);
-        toolchain(obj, errors);
+        ToolchainChecks.check(obj.get("toolchain"), errors);
         String testCommand = requiredString(obj, "test_command", errors);
         TestReportSpec report = testReport(obj, errors);
         Limits limits = limits(obj, errors);
@@ -86,62 +86,6 @@ public final class TaskParser {
         }
         return new Result.Valid(new Task(id, repo, baseCommit, problem, patch, testPatch, f2p, p2p, version, envCommit, hints,
                 createdAt, workspace, testCommand, report, limits, split, obj));
-    }
-
-    /** {@code toolchain}: optional, {@code {"java": "11"}} (a major version, as a string or a number). */
-    private static void toolchain(ObjectNode obj, List<FieldError> errors) {
-        JsonNode t = obj.get("toolchain");
-        if (t == null || t.isNull()) {
-            return;
-        }
-        if (!t.isObject()) {
-            errors.add(new FieldError("toolchain", Code.WRONG_TYPE, "must be an object like {\"java\": \"11\"}, got " + kind(t)));
-            return;
-        }
-        t.properties().forEach(e -> {
-            if (e.getKey().equals("python")) {
-                python(e.getValue(), errors);
-            } else if (!e.getKey().equals("java")) {
-                errors.add(new FieldError("toolchain." + e.getKey(), Code.UNKNOWN_TYPE, "unknown toolchain (java and python are known)"));
-            } else if (!e.getValue().asText().matches("[1-9][0-9]?")) {
-                errors.add(new FieldError("toolchain.java", Code.INVALID_VALUE, "must be a Java major version like 8, 11 or 17, got " + e.getValue()));
-            }
-        });
-    }
-
-    /**
-     * {@code toolchain.python}: {@code {"version": "3.9"}} and, in SWE-bench's words, optional
-     * {@code packages} (a space-separated list, or {@code requirements.txt}), {@code pip_packages}
-     * (an array of requirements), {@code requirements} (where a {@code requirements.txt} spec's file
-     * may be, first found wins) and {@code install} (the command that installs the project).
-     */
-    private static void python(JsonNode p, List<FieldError> errors) {
-        if (!p.isObject()) {
-            errors.add(new FieldError("toolchain.python", Code.WRONG_TYPE, "must be an object like {\"version\": \"3.9\"}, got " + kind(p)));
-            return;
-        }
-        if (!p.path("version").asText("").matches("[23]\\.[0-9]{1,2}")) {
-            errors.add(new FieldError("toolchain.python.version", Code.INVALID_VALUE, "must be a Python version like 3.9, got " + p.get("version")));
-        }
-        for (String f : List.of("packages", "install")) {
-            if (p.has(f) && !p.get(f).isTextual()) {
-                errors.add(new FieldError("toolchain.python." + f, Code.WRONG_TYPE, "must be a string, got " + kind(p.get(f))));
-            }
-        }
-        for (String f : List.of("pip_packages", "requirements")) {
-            if (p.has(f) && (!p.get(f).isArray() || !allText(p.get(f)))) {
-                errors.add(new FieldError("toolchain.python." + f, Code.WRONG_TYPE, "must be an array of strings"));
-            }
-        }
-    }
-
-    private static boolean allText(JsonNode array) {
-        for (JsonNode e : array) {
-            if (!e.isTextual()) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static String requiredString(ObjectNode obj, String field, List<FieldError> errors) {
