@@ -14,8 +14,8 @@ import java.util.TreeMap;
  * minutes of RL from the same start (same suite and seed), once with the default scheduling (two
  * batches in flight while the trainer works) and once with {@code --sync} (one batch per policy
  * version, then wait for the checkpoint). {@code loop M CHECKPOINT}: the model generates, starting
- * from CHECKPOINT (a warm-started {@code checkpoints/vN} of another run) — the default
- * configuration. {@code loop M}: the scripted oracle generates, leaving out the fix half of the
+ * from CHECKPOINT (a warm-started {@code checkpoints/vN} of another run, or the bundled warm start),
+ * in {@code alice-rl train}'s default configuration. {@code loop M}: the scripted oracle generates, leaving out the fix half of the
  * time ({@code --oracle-rl 0.5}) — a fast generator, where the trainer is the bottleneck. From each
  * run's {@code metrics.jsonl} (RL phase only): rollouts scored per hour, and the trainer's
  * utilisation — the compute time of the steps taken ÷ the wall time.
@@ -48,10 +48,15 @@ final class LoopBench {
 
     static Figures measure(Path root, Path state, int minutes, boolean sync, Path checkpoint) throws Exception {
         var cmd = new ArrayList<>(List.of(root.resolve("alice-rl").toString(), "train", "--state", state.toString(), "--minutes",
-                Integer.toString(minutes), "--warm-start-steps", "0", "--tasks", "16", "--heldout", "4", "--probe-every", "0",
-                // the configuration the figures in bench/README.md were measured with (alice-rl train's defaults then)
-                "--group-size", "4", "--batch-groups", "2", "--compact-filter", "--no-submit-required", "--loss-aggregation", "seq-mean-token-sum-norm"));
-        cmd.addAll(checkpoint == null ? List.of("--oracle-rl", "0.5") : List.of("--init-checkpoint", checkpoint.toString()));
+                Integer.toString(minutes), "--warm-start-steps", "0", "--tasks", "16", "--heldout", "4", "--probe-every", "0"));
+        if (checkpoint == null) {
+            // the configuration the oracle's figures in bench/README.md were measured with (alice-rl train's defaults then)
+            cmd.addAll(List.of("--group-size", "4", "--batch-groups", "2", "--compact-filter", "--no-submit-required", "--loss-aggregation",
+                    "seq-mean-token-sum-norm", "--oracle-rl", "0.5"));
+        } else {
+            // the model generating in alice-rl train's default configuration: what a user's run does
+            cmd.addAll(List.of("--init-checkpoint", checkpoint.toString()));
+        }
         if (sync) {
             cmd.add("--sync");
         }
