@@ -34,9 +34,12 @@ public record AgentTask(String taskId, int taskVersion, @Added("tasks.accepted")
         return v != null && v.isObject() ? Optional.of(v) : Optional.empty();
     }
 
-    /** The Java major version the task's tests need ({@code toolchain.java}), when it names one. */
+    /**
+     * The Java major version the task's tests need ({@code toolchain.java}), when it names one as a
+     * major version (the dispatcher's parser allows nothing else; another producer's odd value names none).
+     */
     public OptionalInt javaVersion() {
         var v = toolchain == null ? null : toolchain.get("java");
-        return v == null || v.isNull() ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(v.asText()));
+        return v == null || !v.asText().matches("[1-9][0-9]?") ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(v.asText()));
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.events.AgentTask;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
@@ -143,6 +144,9 @@ class TaskParserTest {
         String json = M.writeValueAsString(view);
         assertTrue(!json.contains("test_separable") && !json.contains("diff --git"), json);
         assertTrue(valid(sweBench()).agentView(1).pythonToolchain().isEmpty());
+        var odd = M.createObjectNode().put("java", "17.0.2");
+        assertTrue(new AgentTask("t", 1, null, "p", view.workspace(), view.limits(), null, odd).javaVersion().isEmpty(),
+                "a version another producer spells otherwise names none, rather than failing the episode");
     }
 
     @Test
