@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The command line that starts a sandbox's long-lived program (its {@link ProcessChannel}): limits
+ * The command line that starts a sandbox's long-lived program ({@link LocalSandbox#PROGRAM}): limits
  * (prlimit), the sandbox's own host uid (setpriv, when the service is root), then bubblewrap with
  * every namespace unshared (no network), a read-only system, a private /tmp, one writable
  * workspace and a clean environment; the program is pid 1 of the sandbox's pid namespace.

@@ -8,6 +8,7 @@ import ai.openalice.rl.sandbox.SandboxException;
 import ai.openalice.rl.sandbox.SandboxFileException;
 import ai.openalice.rl.sandbox.SandboxSpec;
 import ai.openalice.rl.sandbox.WorkspacePaths;
+import ai.openalice.rl.sandbox.shell.ProcessChannel;
 import ai.openalice.rl.sandbox.shell.Supervisor;
 import java.io.IOException;
 import java.io.InputStream;
@@ -49,6 +50,13 @@ final class LocalSandbox implements Sandbox {
     private final boolean mounted;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final ReentrantLock execLock = new ReentrantLock();
+    /**
+     * What bubblewrap runs: {@link Supervisor#LAUNCH} with every signal at its default first — a
+     * service started in the background of a shell inherits SIGINT and SIGQUIT ignored, and bash
+     * cannot undo that for the commands it runs.
+     */
+    static final List<String> PROGRAM = List.of("/usr/bin/env", "--default-signal", "/bin/bash", "-c", Supervisor.LAUNCH, Supervisor.NAME);
+
     private volatile Supervisor supervisor;
 
     LocalSandbox(String id, Path dir, Path workspace, boolean mounted, String workdir, long tmpBytes, SandboxSpec spec, boolean root,
@@ -97,8 +105,7 @@ final class LocalSandbox implements Sandbox {
             ensureOpen();
             if (supervisor == null || !supervisor.alive()) {
                 dropSupervisor();
-                supervisor = Supervisor.start(ProcessChannel.start(BwrapCommand.build(root, lease.uid(), workspace, workdir, tmpBytes, spec,
-                        ProcessChannel.PROGRAM), dir));
+                supervisor = Supervisor.start(startBwrap());
             }
             long start = System.nanoTime();
             Supervisor.Outcome o = supervisor.run(command, timeout, spec.limits().outputBytes());
@@ -121,6 +128,16 @@ final class LocalSandbox implements Sandbox {
             throw new SandboxException(SandboxException.Reason.SANDBOX_DIED, "interrupted while running a command", e);
         } finally {
             execLock.unlock();
+        }
+    }
+
+    /** Starts bubblewrap running {@link #PROGRAM} in this sandbox's namespaces and limits. */
+    private ProcessChannel startBwrap() {
+        var commandLine = BwrapCommand.build(root, lease.uid(), workspace, workdir, tmpBytes, spec, PROGRAM);
+        try {
+            return new ProcessChannel(new ProcessBuilder(commandLine).directory(dir.toFile()).start());
+        } catch (IOException e) {
+            throw new SandboxException(SandboxException.Reason.START_FAILED, "cannot start bubblewrap: " + e.getMessage(), e);
         }
     }
 

@@ -7,11 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,43 +29,7 @@ class NotPidOneTest {
         assumeTrue("root".equals(System.getProperty("user.name")), "unshare --pid needs root");
         process = new ProcessBuilder("unshare", "--pid", "--fork", "--mount-proc", "--kill-child", "sh", "-c",
                 "bash -c \"$0\" " + Supervisor.NAME + "; echo pid1-left >&2", Supervisor.LAUNCH).start();
-        supervisor = Supervisor.start(new Channel() {
-            @Override
-            public OutputStream stdin() {
-                return process.getOutputStream();
-            }
-
-            @Override
-            public InputStream stdout() {
-                return process.getInputStream();
-            }
-
-            @Override
-            public InputStream stderr() {
-                return process.getErrorStream();
-            }
-
-            @Override
-            public boolean alive() {
-                return process.isAlive();
-            }
-
-            @Override
-            public void kill() throws InterruptedException {
-                process.destroyForcibly();
-                process.waitFor(10, TimeUnit.SECONDS);
-            }
-
-            @Override
-            public void destroy() {
-                process.destroyForcibly();
-            }
-
-            @Override
-            public void awaitExit() {
-                process.onExit().join();
-            }
-        });
+        supervisor = Supervisor.start(new ProcessChannel(process));
     }
 
     @AfterEach
