@@ -102,11 +102,22 @@ final class Progress {
                 view.note("[" + phase + "] " + stalled);
             }
             resources.maybeSample(scored(trainer, stats));
-            if ((untilStep > 0 && step >= untilStep) || (until != null && Instant.now().isAfter(until))) {
+            if ((untilStep > 0 && step >= untilStep && committed(trainer, untilStep)) || (until != null && Instant.now().isAfter(until))) {
                 return;
             }
             Thread.sleep(5000);
         }
+    }
+
+    /**
+     * Whether the checkpoint that holds step {@code untilStep} is committed, when one is due at or
+     * before it: the trainer counts a step before it writes that step's checkpoint (a large model's
+     * takes a minute), and stopping the services in between would lose the step.
+     */
+    static boolean committed(JsonNode trainer, long untilStep) {
+        long every = trainer.path("checkpointEvery").asLong(1);
+        long due = untilStep - untilStep % Math.max(1, every);
+        return trainer.path("checkpointStep").asLong(due) >= due;
     }
 
     private boolean engineAway;

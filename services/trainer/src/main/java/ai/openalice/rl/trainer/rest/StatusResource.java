@@ -35,6 +35,8 @@ public class StatusResource {
         var out = new LinkedHashMap<String, Object>();
         out.put("step", trainer.loop().step());
         out.put("policyVersion", trainer.loop().policyVersion());
+        out.put("checkpointStep", trainer.loop().checkpointStep());
+        out.put("checkpointEvery", trainer.loop().checkpointEvery());
         out.put("last", trainer.loop().lastMetrics());
         out.put("dropped", trainer.loop().droppedSoFar());
         out.put("learner", trainer.loop().learnerStatus());

@@ -58,6 +58,8 @@ public final class TrainingLoop implements Runnable {
     private volatile boolean running = true;
     private PolicyLearner learner;
     private volatile long step;
+    /** The step the latest committed checkpoint holds (the run's state a restart resumes from). */
+    private volatile long checkpointStep;
     private volatile long policyVersion;
 
     /**
@@ -100,6 +102,7 @@ public final class TrainingLoop implements Runnable {
             var s = PolicyModels.resume(Path.of(latest.get().dir()), config.initModel());
             learner = learners.djl(s.model(), s.optimizer(), s.optimizerStep());
             step = latest.get().step();
+            checkpointStep = step;
             policyVersion = latest.get().policyVersion();
             writer.announce(latest.get(), terms());
             LOG.infof("resumed from checkpoint v%d (step %d) at %s: %s; terms %s", policyVersion, step, latest.get().dir(), s.description(), terms());
@@ -124,6 +127,7 @@ public final class TrainingLoop implements Runnable {
         learner = learners.djl(s.model(), s.optimizer(), s.optimizerStep());
         LOG.infof("starting from %s", s.description());
         step = 0;
+        checkpointStep = 0;
         policyVersion = 0;
         writer.write(learner, 0, 0, Map.of(), List.of(), terms());
     }
@@ -149,6 +153,7 @@ public final class TrainingLoop implements Runnable {
         if (latest.isPresent()) {
             learner = tinker.resume(Path.of(latest.get().dir()), learners::loss, learners.schedule());
             step = latest.get().step();
+            checkpointStep = step;
             policyVersion = latest.get().policyVersion();
             writer.announce(latest.get(), terms());
             LOG.infof("resumed from checkpoint v%d (step %d) at %s on the Tinker engine; terms %s", policyVersion, step, latest.get().dir(), terms());
@@ -156,6 +161,7 @@ public final class TrainingLoop implements Runnable {
         }
         learner = tinker.create(learners::loss, learners.schedule());
         step = 0;
+        checkpointStep = 0;
         policyVersion = 0;
         writer.write(learner, 0, 0, Map.of(), List.of(), terms());
     }
@@ -173,6 +179,19 @@ public final class TrainingLoop implements Runnable {
 
     public long step() {
         return step;
+    }
+
+    /**
+     * The step of the latest committed checkpoint: steps after it are lost if the trainer stops now
+     * (their groups are trained again after a restart).
+     */
+    public long checkpointStep() {
+        return checkpointStep;
+    }
+
+    /** Every how many steps a checkpoint is written. */
+    public long checkpointEvery() {
+        return config.checkpointEvery();
     }
 
     public long policyVersion() {
@@ -318,6 +337,7 @@ public final class TrainingLoop implements Runnable {
             }
             writer.write(learner, policyVersion + 1, step, summary, List.copyOf(pending), terms());
             policyVersion++;
+            checkpointStep = step;
             pending.clear();
             tracking.checkpoint(policyVersion, config.artifactDir().resolve("v" + policyVersion));
             meters.version(policyVersion);
