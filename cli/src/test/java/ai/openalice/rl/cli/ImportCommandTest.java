@@ -120,6 +120,37 @@ class ImportCommandTest {
         assertEquals("row:eval_script", tasks.get(2).get("spec").asText());
     }
 
+    /** SWE-Gym's repositories are not in SWE-bench's table: their rows take SWE-Gym's (its fork's spec, test command and parser). */
+    @Test
+    void sweGymRowsTakeSweGymsSpec() throws Exception {
+        String testPatch = "diff --git a/tests/test_s3/test_s3.py b/tests/test_s3/test_s3.py\n--- a/tests/test_s3/test_s3.py\n+++ b/tests/test_s3/test_s3.py\n";
+        var moto = (ObjectNode) M.readTree(sweBenchRow("getmoto__moto-6000", "getmoto/moto", "[\"tests/test_s3/test_s3.py::test_put\"]"));
+        moto.put("version", "4.1").put("test_patch", testPatch);
+        var monai = moto.deepCopy().put("instance_id", "Project-MONAI__MONAI-7000").put("repo", "Project-MONAI/MONAI").put("version", "1.2");
+        var pydantic = moto.deepCopy().put("instance_id", "pydantic__pydantic-8000").put("repo", "pydantic/pydantic").put("version", "2.0");
+        var unknown = moto.deepCopy().put("instance_id", "getmoto__moto-1").put("version", "0.1");
+        Path in = dir.resolve("swegym.jsonl");
+        Files.write(in, List.of(M.writeValueAsString(moto), M.writeValueAsString(monai), M.writeValueAsString(pydantic), M.writeValueAsString(unknown)));
+        Path out = dir.resolve("swegym-tasks.jsonl");
+        var r = run("tasks", "import", "--from", "swe-gym", in.toString(), "--out", out.toString());
+        assertEquals(TasksCommand.SOME_REJECTED, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains(in + ":4: test_command: the row has none, and the repository spec table has no entry for repo 'getmoto/moto' at version '0.1'"
+                + " (SWE-Gym's table knows 14 versions of it, 0.4, 1.0, 1.2, 1.3, 2.0, 2.1 … 5.0)"), r.out());
+        var tasks = Files.readAllLines(out).stream().map(ImportCommandTest::readTree).toList();
+        assertEquals(3, tasks.size(), r.out());
+        // by hand from the fork's SPECS_MOTO: python 3.12, install "make init", test_cmd "pytest -n0 -rA", then the test patch's files
+        assertEquals("set -uxo pipefail\n" + "[ ! -f /opt/miniconda3/bin/activate ] || { source /opt/miniconda3/bin/activate && conda activate testbed; }" + "\nmake init\npytest -n0 -rA tests/test_s3/test_s3.py",
+                tasks.get(0).get("test_command").asText());
+        assertEquals("swe-gym:getmoto/moto@4.1", tasks.get(0).get("spec").asText());
+        assertEquals("pytest-rA", tasks.get(0).get("test_report").get("parser").asText());
+        assertEquals("3.12", tasks.get(0).get("toolchain").get("python").get("version").asText());
+        assertEquals("swe-gym:Project-MONAI/MONAI@1.2", tasks.get(1).get("spec").asText(), "found as the fork finds it, in lower case");
+        assertEquals("3.8", tasks.get(1).get("toolchain").get("python").get("version").asText());
+        assertTrue(tasks.get(1).get("toolchain").get("python").get("install").asText().contains("pip install -r requirements-dev.txt"),
+                "its spec names no packages: its install reads the requirements file itself");
+        assertEquals("pytest-pydantic", tasks.get(2).get("test_report").get("parser").asText());
+    }
+
     private static JsonNode readTree(String line) {
         try {
             return M.readTree(line);

@@ -130,11 +130,12 @@ public enum DatasetFormat {
 
     /** The versions of {@code repo} SWE-bench's table knows, for a refusal's message; empty when none. */
     private static String known(RepoSpecs specs, String repo) {
-        var versions = specs.swebench().versions(repo);
-        if (versions.isEmpty()) {
+        var table = specs.swebench().stream().filter(t -> !t.versions(repo).isEmpty()).findFirst();
+        if (table.isEmpty()) {
             return "";
         }
-        return " (SWE-bench's table knows " + (versions.size() <= 12 ? String.join(", ", versions) : versions.size() + " versions of it, "
+        var versions = table.get().versions(repo);
+        return " (" + table.get().name() + "'s table knows " + (versions.size() <= 12 ? String.join(", ", versions) : versions.size() + " versions of it, "
                 + String.join(", ", versions.subList(0, 6)) + " … " + versions.get(versions.size() - 1)) + ")";
     }
 

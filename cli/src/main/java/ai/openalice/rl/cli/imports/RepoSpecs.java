@@ -16,32 +16,34 @@ import java.util.stream.Collectors;
  * The repository spec table: how a repository's tests run when a dataset row does not say. Read in
  * this order: alice-rl's own entries ({@code repo-specs.json} in the command line, or a file given
  * with {@code --specs}) per repository and version, else the repository's default; then
- * SWE-bench's table of every repository and version its harness knows ({@link SweBenchSpecs});
- * then the row's language's default.
+ * SWE-bench's table of every repository and version its harness knows ({@link SweBenchSpecs}), then
+ * SWE-Gym's of the repositories its fork of that harness adds; then the row's language's default.
  */
 public final class RepoSpecs {
     private final JsonNode table;
     private final SweBenchSpecs swebench;
+    private final SweBenchSpecs sweGym;
 
-    private RepoSpecs(JsonNode table, SweBenchSpecs swebench) {
+    private RepoSpecs(JsonNode table) throws IOException {
         this.table = table;
-        this.swebench = swebench;
+        this.swebench = SweBenchSpecs.bundled();
+        this.sweGym = SweBenchSpecs.sweGym();
     }
 
     public static RepoSpecs bundled() throws IOException {
         try (InputStream in = RepoSpecs.class.getResourceAsStream("/repo-specs.json")) {
-            return new RepoSpecs(DatasetFile.JSON.readTree(in), SweBenchSpecs.bundled());
+            return new RepoSpecs(DatasetFile.JSON.readTree(in));
         }
     }
 
     /** alice-rl's entries from {@code file} in place of the bundled ones, before SWE-bench's table. */
     public static RepoSpecs read(Path file) throws IOException {
-        return new RepoSpecs(DatasetFile.JSON.readTree(file.toFile()), SweBenchSpecs.bundled());
+        return new RepoSpecs(DatasetFile.JSON.readTree(file.toFile()));
     }
 
-    /** SWE-bench's table, the second place a repository is looked up. */
-    public SweBenchSpecs swebench() {
-        return swebench;
+    /** SWE-bench's table, the second place a repository is looked up, and SWE-Gym's, the third. */
+    public List<SweBenchSpecs> swebench() {
+        return List.of(swebench, sweGym);
     }
 
     /** What runs a task's tests: the command (placeholders filled), its report, the toolchain it needs (null: any). */
@@ -59,7 +61,7 @@ public final class RepoSpecs {
         JsonNode spec = version != null && r.path("versions").has(version) ? merged(r.path("default"), r.path("versions").path(version)) : r.path("default");
         String from = "repos." + repo + (version != null && r.path("versions").has(version) ? ".versions." + version : ".default");
         if (spec.isMissingNode() || spec.isEmpty()) {
-            var sweBench = swebench.resolve(repo, version, testPatch);
+            var sweBench = swebench.resolve(repo, version, testPatch).or(() -> sweGym.resolve(repo, version, testPatch));
             if (sweBench.isPresent()) {
                 return sweBench;
             }
@@ -77,7 +79,8 @@ public final class RepoSpecs {
         }
         var pre = new StringBuilder();
         spec.path("pre_test").forEach(c -> pre.append(c.asText()).append(" && "));
-        JsonNode toolchain = spec.has("toolchain") ? spec.get("toolchain") : swebench.toolchain(repo, version);
+        JsonNode toolchain = spec.has("toolchain") ? spec.get("toolchain") : swebench.repo(repo).isMissingNode() ? sweGym.toolchain(repo, version)
+                : swebench.toolchain(repo, version);
         return Optional.of(new Resolved(pre + fill(command, tests, PatchPaths.of(testPatch == null ? "" : testPatch)), report, from, toolchain));
     }
 

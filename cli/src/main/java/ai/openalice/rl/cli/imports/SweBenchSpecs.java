@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -28,6 +29,8 @@ public final class SweBenchSpecs {
     static final String END_TEST_OUTPUT = ">>>>> End Test Output";
     /** How swebench's get_test_directives finds a diff's files. */
     private static final Pattern DIFF_FILE = Pattern.compile("diff --git a/.* b/(.*)", Pattern.UNIX_LINES);
+    /** How SWE-Gym's fork finds a mypy test patch's cases: {@code [case NAME]} anywhere in it. */
+    private static final Pattern MYPY_CASE = Pattern.compile("\\[case ([^\\]]+)\\]");
     private static final Pattern CONDA_ACTIVATE = Pattern.compile("\\s*conda activate (\\S+)\\s*");
     private final JsonNode table;
 
@@ -36,9 +39,26 @@ public final class SweBenchSpecs {
     }
 
     public static SweBenchSpecs bundled() throws IOException {
-        try (InputStream in = SweBenchSpecs.class.getResourceAsStream("/swebench-specs.json")) {
+        return read("/swebench-specs.json");
+    }
+
+    /**
+     * SWE-Gym's table ({@code swegym-specs.json}): the repositories its fork of SWE-bench's harness
+     * adds, in the same format, keyed in lower case as the fork looks them up.
+     */
+    public static SweBenchSpecs sweGym() throws IOException {
+        return read("/swegym-specs.json");
+    }
+
+    private static SweBenchSpecs read(String resource) throws IOException {
+        try (InputStream in = SweBenchSpecs.class.getResourceAsStream(resource)) {
             return new SweBenchSpecs(DatasetFile.JSON.readTree(in));
         }
+    }
+
+    /** Whose table this is, as messages name it: SWE-bench or SWE-Gym. */
+    String name() {
+        return table.path("name").asText("SWE-bench");
     }
 
     /** The whole table, as the resource holds it. */
@@ -48,7 +68,8 @@ public final class SweBenchSpecs {
 
     /** The repository's entry (its versions, parser and harness); missing when SWE-bench has none. */
     public JsonNode repo(String repo) {
-        return table.path("repos").path(repo == null ? "" : repo);
+        String key = repo == null ? "" : table.path("repo_keys").asText().equals("lower-case") ? repo.toLowerCase(Locale.ROOT) : repo;
+        return table.path("repos").path(key);
     }
 
     /** The versions SWE-bench knows of {@code repo}, in its table's order. */
@@ -71,15 +92,15 @@ public final class SweBenchSpecs {
         if (spec.isMissingNode()) {
             return Optional.empty();
         }
-        String where = "SWE-bench's spec of " + repo + " " + version;
+        String where = name() + "'s spec of " + repo + " " + version;
         if (!spec.has("test_cmd")) {
-            throw new IllegalArgumentException(where + " names no test command (SWE-bench cannot evaluate it either): give the row a test_command and "
+            throw new IllegalArgumentException(where + " names no test command (" + name() + " cannot evaluate it either): give the row a test_command and "
                     + "test_report, or add the repository to a table of your own with --specs");
         }
         String function = r.path("swebench_parser").asText(null);
         String parser = SweBenchLogParsers.forFunction(function);
         if (parser == null) {
-            throw new IllegalArgumentException(where + ": SWE-bench reads its tests' log with " + (function == null ? "no parser" : function)
+            throw new IllegalArgumentException(where + ": " + name() + " reads its tests' log with " + (function == null ? "no parser" : function)
                     + ", which alice-rl has no parser for: give the row a test_report, or add the repository to a table of your own with --specs");
         }
         var lines = new ArrayList<String>();
@@ -90,11 +111,7 @@ public final class SweBenchSpecs {
             if (spec.hasNonNull("install")) {
                 lines.add(spec.get("install").asText()); // run again after the patch, as the eval script does
             }
-            var command = new StringBuilder(spec.get("test_cmd").asText());
-            for (String d : directives(testPatch, r.path("test_directives").asText("files"))) {
-                command.append(' ').append(d);
-            }
-            lines.add(command.toString());
+            lines.add(testCommand(spec.get("test_cmd").asText(), testPatch, r.path("test_directives").asText("files")));
         } else {
             spec.path("build").forEach(c -> lines.add(c.asText()));
             JsonNode cmd = spec.get("test_cmd");
@@ -105,7 +122,30 @@ public final class SweBenchSpecs {
             }
         }
         ObjectNode report = DatasetFile.JSON.createObjectNode().put("format", "log").put("parser", parser);
-        return Optional.of(new RepoSpecs.Resolved(String.join("\n", lines), report, "swebench:" + repo + "@" + version, toolchain(repo, version)));
+        String from = table.path("origin").asText("swebench") + ":" + repo + "@" + version;
+        return Optional.of(new RepoSpecs.Resolved(String.join("\n", lines), report, from, toolchain(repo, version)));
+    }
+
+    /**
+     * A Python spec's {@code test_cmd} followed by what the test patch names: its test files
+     * ({@code files}, {@code modules}: {@link #directives}) or, for mypy in SWE-Gym's fork
+     * ({@code mypy-cases}), the {@code [case NAME]} names of its data files joined by {@code or}, in
+     * double quotes, for pytest's {@code -k}.
+     */
+    private String testCommand(String testCmd, String testPatch, String kind) {
+        var command = new StringBuilder(testCmd);
+        if (kind.equals("mypy-cases")) {
+            var cases = new ArrayList<String>();
+            Matcher m = MYPY_CASE.matcher(testPatch == null ? "" : testPatch);
+            while (m.find()) {
+                cases.add(m.group(1));
+            }
+            return command.append(" \"").append(String.join(" or ", cases)).append('"').toString();
+        }
+        for (String d : directives(testPatch, kind)) {
+            command.append(' ').append(d);
+        }
+        return command.toString();
     }
 
     /**

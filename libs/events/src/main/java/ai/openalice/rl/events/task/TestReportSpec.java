@@ -33,11 +33,11 @@ public sealed interface TestReportSpec {
      * reporter; ids the tests' titles, as SWE-bench names them); and SWE-bench's parsers of its
      * Python repositories and of Go — {@code pytest-rA} (parse_log_pytest: flask, pytest, xarray, …),
      * {@code pytest-options} (requests, pylint, pydicom), {@code pytest-v2} (astropy, scikit-learn,
-     * sphinx), {@code django}, {@code seaborn}, {@code sympy}, {@code matplotlib} and {@code go-test}
+     * sphinx), {@code pytest-pydantic} (SWE-Gym's pydantic), {@code django}, {@code seaborn}, {@code sympy}, {@code matplotlib} and {@code go-test}
      * ({@code go test -v}) — read as the official package reads them.
      */
     record Log(String parser) implements TestReportSpec {
-        public static final List<String> PARSERS = List.of("maven", "cargo", "jest", "mocha", "pytest-rA", "pytest-options", "pytest-v2",
+        public static final List<String> PARSERS = List.of("maven", "cargo", "jest", "mocha", "pytest-rA", "pytest-options", "pytest-v2", "pytest-pydantic",
                 "django", "seaborn", "sympy", "matplotlib", "go-test");
     }
 }

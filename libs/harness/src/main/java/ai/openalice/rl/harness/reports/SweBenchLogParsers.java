@@ -22,6 +22,8 @@ public final class SweBenchLogParsers {
     private static final List<String> STATUSES = List.of("FAILED", "PASSED", "SKIPPED", "ERROR", "XFAIL");
     private static final Pattern SKIP_SUMMARY = Pattern.compile("^\\[\\d+\\]$");
     private static final Pattern WHITESPACE = Pattern.compile("\\s+");
+    private static final Pattern COLOUR = Pattern.compile("\\[(\\d+)m");
+    private static final Pattern CONTROL = Pattern.compile("[\\x01-\\x1f]");
 
     private SweBenchLogParsers() {}
 
@@ -32,6 +34,7 @@ public final class SweBenchLogParsers {
             case "matplotlib" -> new Pytest(true, false);
             case "pytest-options" -> new Pytest(false, true);
             case "pytest-v2" -> new PytestV2();
+            case "pytest-pydantic" -> new PytestPydantic();
             case "django" -> new Django();
             case "seaborn" -> new Seaborn();
             case "sympy" -> new Sympy();
@@ -56,6 +59,7 @@ public final class SweBenchLogParsers {
                     "parse_log_sqlfluff", "parse_log_xarray" -> "pytest-rA";
             case "parse_log_pytest_options", "parse_log_pydicom", "parse_log_requests", "parse_log_pylint" -> "pytest-options";
             case "parse_log_pytest_v2", "parse_log_astropy", "parse_log_scikit", "parse_log_sphinx" -> "pytest-v2";
+            case "parse_log_pytest_pydantic", "parse_log_pydantic" -> "pytest-pydantic";
             case "parse_log_django" -> "django";
             case "parse_log_seaborn" -> "seaborn";
             case "parse_log_sympy" -> "sympy";
@@ -81,6 +85,11 @@ public final class SweBenchLogParsers {
     static String[] words(String line) {
         String s = line.strip();
         return s.isEmpty() ? new String[0] : WHITESPACE.split(s);
+    }
+
+    /** A line without colour codes ({@code [31m}) and control characters, as {@code parse_log_pytest_v2} reads it. */
+    private static String plain(String raw) {
+        return CONTROL.matcher(COLOUR.matcher(raw).replaceAll("")).replaceAll("");
     }
 
     private static boolean startsWithStatus(String line) {
@@ -137,14 +146,12 @@ public final class SweBenchLogParsers {
 
     /** {@code parse_log_pytest_v2} (astropy, scikit-learn, sphinx): colour codes and control characters dropped, verbose lines read too. */
     record PytestV2() implements TestReportParser {
-        private static final Pattern COLOUR = Pattern.compile("\\[(\\d+)m");
-        private static final Pattern CONTROL = Pattern.compile("[\\x01-\\x1f]");
 
         @Override
         public Map<String, TestStatus> parse(String output, List<String> files) {
             var out = new LinkedHashMap<String, TestStatus>();
             for (String raw : output.split("\n", -1)) {
-                String line = CONTROL.matcher(COLOUR.matcher(raw).replaceAll("")).replaceAll("");
+                String line = plain(raw);
                 if (startsWithStatus(line)) {
                     if (line.startsWith("FAILED")) {
                         int dash = line.indexOf(" - ");
@@ -158,6 +165,41 @@ public final class SweBenchLogParsers {
                     String[] w = words(line);
                     if (w.length >= 2) {
                         out.put(String.join(" ", List.of(w).subList(0, w.length - 1)), status(w[w.length - 1]));
+                    }
+                }
+            }
+            return out;
+        }
+    }
+
+    /**
+     * SWE-Gym's {@code parse_log_pytest_pydantic} (its fork of SWE-bench, for pydantic): as
+     * {@code parse_log_pytest_v2} once was — colour codes and control characters dropped, summary
+     * lines keyed by their second word, verbose lines ending in a status keyed by their first word
+     * with their second as status — and a {@code FAILED [ 50%]} progress mark cut to {@code FAILED}.
+     * Its quirks are kept: pytest's {@code SKIPPED [1] path:line} summary keys {@code [1]}, and a
+     * verbose line of a test id with a space takes the id's second half as its status (a later
+     * summary line sets it again). A status line of one word, on which the fork's parser stops with
+     * an error, is skipped.
+     */
+    record PytestPydantic() implements TestReportParser {
+        private static final Pattern FAILED_PROGRESS = Pattern.compile("(?U)FAILED\\s*\\[.*?\\]");
+
+        @Override
+        public Map<String, TestStatus> parse(String output, List<String> files) {
+            var out = new LinkedHashMap<String, TestStatus>();
+            for (String raw : output.split("\n", -1)) {
+                String line = plain(raw);
+                line = FAILED_PROGRESS.matcher(line).replaceAll("FAILED");
+                if (startsWithStatus(line)) {
+                    String[] w = words(line.startsWith("FAILED") ? line.replace(" - ", " ") : line);
+                    if (w.length > 1) {
+                        out.put(w[1], status(w[0]));
+                    }
+                } else if (STATUSES.stream().anyMatch(line::endsWith)) {
+                    String[] w = words(line);
+                    if (w.length > 1) {
+                        out.put(w[0], status(w[1]));
                     }
                 }
             }

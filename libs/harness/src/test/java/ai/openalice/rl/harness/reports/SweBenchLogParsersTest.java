@@ -77,9 +77,26 @@ class SweBenchLogParsersTest {
                 TestStatus.FAILED), go);
     }
 
+    /**
+     * SWE-Gym's pydantic parser (compared with the fork's own in cli's SweGymSpecsTest), its rules by
+     * hand: a verbose line's {@code FAILED [ 50%]} mark cut, a {@code PASSED [ 60%]} one not (so that
+     * line is no verdict), pytest's skip count {@code [1]} kept as a key, a one-word status line skipped.
+     */
+    @Test
+    void pydanticsRulesByHand() {
+        String log = String.join("\n", "tests/a.py::test_x FAILED                [ 50%]", "tests/a.py::test_y PASSED                [ 60%]",
+                "\u001b[32mtests/a.py::test_z PASSED\u001b[0m", "SKIPPED [1] tests/a.py:3: later", "FAILED", "FAILED tests/a.py::test_w - assert 1 == 2");
+        var expected = new LinkedHashMap<String, TestStatus>();
+        expected.put("tests/a.py::test_x", TestStatus.FAILED);
+        expected.put("tests/a.py::test_z", TestStatus.PASSED); // the escape character and "[32m" dropped
+        expected.put("[1]", TestStatus.SKIPPED);
+        expected.put("tests/a.py::test_w", TestStatus.FAILED);
+        assertEquals(expected, SweBenchLogParsers.named("pytest-pydantic").parse(log, List.of()));
+    }
+
     @Test
     void everyNamedParserIsOneATaskMayName() {
-        for (String name : List.of("pytest-rA", "pytest-options", "pytest-v2", "django", "seaborn", "sympy", "matplotlib", "go-test")) {
+        for (String name : List.of("pytest-rA", "pytest-options", "pytest-v2", "pytest-pydantic", "django", "seaborn", "sympy", "matplotlib", "go-test")) {
             assertNotNull(SweBenchLogParsers.named(name), name);
             assertEquals(true, TestReportSpec.Log.PARSERS.contains(name), name + " is accepted in a task's test_report");
         }
