@@ -128,9 +128,9 @@ public enum DatasetFormat {
         return ws;
     }
 
-    /** The versions of {@code repo} SWE-bench's table knows, for a refusal's message; empty when none. */
+    /** The versions of {@code repo} SWE-bench's (or SWE-Gym's) table knows, for a refusal's message; empty when none. */
     private static String known(RepoSpecs specs, String repo) {
-        var table = specs.swebench().stream().filter(t -> !t.versions(repo).isEmpty()).findFirst();
+        var table = specs.harnessTables().stream().filter(t -> !t.versions(repo).isEmpty()).findFirst();
         if (table.isEmpty()) {
             return "";
         }

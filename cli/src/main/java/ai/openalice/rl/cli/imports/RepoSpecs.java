@@ -42,7 +42,7 @@ public final class RepoSpecs {
     }
 
     /** SWE-bench's table, the second place a repository is looked up, and SWE-Gym's, the third. */
-    public List<SweBenchSpecs> swebench() {
+    public List<SweBenchSpecs> harnessTables() {
         return List.of(swebench, sweGym);
     }
 

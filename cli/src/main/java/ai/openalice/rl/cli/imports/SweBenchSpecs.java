@@ -66,7 +66,7 @@ public final class SweBenchSpecs {
         return table;
     }
 
-    /** The repository's entry (its versions, parser and harness); missing when SWE-bench has none. */
+    /** The repository's entry (its versions, parser and harness); missing when this table has none. */
     public JsonNode repo(String repo) {
         String key = repo == null ? "" : table.path("repo_keys").asText().equals("lower-case") ? repo.toLowerCase(Locale.ROOT) : repo;
         return table.path("repos").path(key);

@@ -146,7 +146,6 @@ public final class SweBenchLogParsers {
 
     /** {@code parse_log_pytest_v2} (astropy, scikit-learn, sphinx): colour codes and control characters dropped, verbose lines read too. */
     record PytestV2() implements TestReportParser {
-
         @Override
         public Map<String, TestStatus> parse(String output, List<String> files) {
             var out = new LinkedHashMap<String, TestStatus>();
