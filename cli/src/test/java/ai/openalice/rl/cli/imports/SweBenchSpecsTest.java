@@ -65,13 +65,33 @@ class SweBenchSpecsTest {
     /**
      * The lines of SWE-bench's eval script that the harness does its own way: conda (the command's
      * one guarded activation stands for them), {@code cd},
-     * informational git, resetting and applying the test patch, the output markers.
+     * informational git (SWE-Gym's fork's diff is a plain {@code git diff}), resetting and applying
+     * the test patch, the output markers.
      */
     static boolean harnessOwned(String line) {
         return line.equals("source /opt/miniconda3/bin/activate") || line.equals("conda activate testbed") || line.equals("cd /testbed")
                 || line.equals("git config --global --add safe.directory /testbed") || line.equals("git status") || line.equals("git show")
-                || line.equals("git -c core.fileMode=false diff BASE") || line.startsWith("git checkout BASE ") || line.startsWith("git apply ")
+                || line.equals("git -c core.fileMode=false diff BASE") || line.equals("git diff BASE") || line.startsWith("git checkout BASE ") || line.startsWith("git apply ")
                 || line.startsWith(": '>>>>> ") || line.equals("echo \"No test files to reset\"");
+    }
+
+    /**
+     * The command alice-rl must build for an eval script: under {@code set -uxo pipefail}, for a
+     * Python harness its conda activation (kept for SWE-bench's images, skipped elsewhere), then
+     * every line the harness does not do its own way.
+     */
+    static List<String> expectedCommand(JsonNode script, boolean python) {
+        var expected = new ArrayList<>(List.of("set -uxo pipefail"));
+        if (python) {
+            assertTrue(script.get(0).asText().equals("source /opt/miniconda3/bin/activate") && script.get(1).asText().equals("conda activate testbed"));
+            expected.add(SweBenchSpecs.condaActivation("testbed"));
+        }
+        script.forEach(line -> {
+            if (!harnessOwned(line.asText())) {
+                expected.add(line.asText());
+            }
+        });
+        return expected;
     }
 
     @Test
@@ -94,16 +114,7 @@ class SweBenchSpecsTest {
                     refused++;
                     continue;
                 }
-                var expected = new ArrayList<>(List.of("set -uxo pipefail"));
-                if (o.get("python").asBoolean()) { // its conda activation, kept for SWE-bench's images and skipped elsewhere
-                    assertTrue(script.get(0).asText().equals("source /opt/miniconda3/bin/activate") && script.get(1).asText().equals("conda activate testbed"));
-                    expected.add(SweBenchSpecs.condaActivation("testbed"));
-                }
-                script.forEach(line -> {
-                    if (!harnessOwned(line.asText())) {
-                        expected.add(line.asText());
-                    }
-                });
+                var expected = expectedCommand(script, o.get("python").asBoolean());
                 var resolved = ours.resolve(repo, version, probe).orElseThrow();
                 if (!List.of(resolved.testCommand().split("\n", -1)).equals(expected)) {
                     mismatches.add(repo + " " + version + ": ours " + resolved.testCommand() + "\nofficial " + expected);

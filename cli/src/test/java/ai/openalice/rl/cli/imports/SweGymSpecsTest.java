@@ -77,13 +77,7 @@ class SweGymSpecsTest {
                     refused++;
                     continue;
                 }
-                var expected = new ArrayList<>(List.of("set -uxo pipefail", SweBenchSpecs.condaActivation("testbed")));
-                script.forEach(line -> {
-                    // the fork's informational diff is plain git diff (SWE-bench's is now -c core.fileMode=false)
-                    if (!SweBenchSpecsTest.harnessOwned(line.asText()) && !line.asText().equals("git diff BASE")) {
-                        expected.add(line.asText());
-                    }
-                });
+                var expected = SweBenchSpecsTest.expectedCommand(script, true); // the fork runs every repository as Python
                 var resolved = ours.resolve(repo, version, probe).orElseThrow();
                 if (resolved.testCommand().equals(String.join("\n", expected))) { // an install of several lines stays one command
                     equal++;
@@ -106,16 +100,6 @@ class SweGymSpecsTest {
                 "by hand from the fork's make_test_command: test_cmd, then the [case] names or-ed in double quotes: " + command);
     }
 
-    /** SWE-bench's grading: PASSED and XFAIL pass, FAILED and ERROR fail (swebench's test_passed, test_failed). */
-    static TestStatus graded(String status) {
-        return switch (status) {
-            case "PASSED", "XFAIL" -> TestStatus.PASSED;
-            case "ERROR" -> TestStatus.ERROR;
-            case "SKIPPED" -> TestStatus.SKIPPED;
-            default -> TestStatus.FAILED;
-        };
-    }
-
     @Test
     void itsParsersReadAsTheForksRead() throws Exception {
         Path logs = Path.of("../libs/harness/src/test/resources/logs/swebench");
@@ -124,7 +108,7 @@ class SweGymSpecsTest {
             String parser = SweBenchLogParsers.forFunction(function);
             for (var log : (Iterable<String>) () -> official.get("parsed").get(function).fieldNames()) {
                 var expected = new TreeMap<String, TestStatus>();
-                official.get("parsed").get(function).get(log).properties().forEach(e -> expected.put(e.getKey(), graded(e.getValue().asText())));
+                official.get("parsed").get(function).get(log).properties().forEach(e -> expected.put(e.getKey(), SweBenchLogParsers.status(e.getValue().asText())));
                 if (parser.equals("pytest-rA")) {
                     // the fork's parse_log_pytest predates SWE-bench's skipping of pytest's "SKIPPED [1] path:line" count;
                     // alice-rl reads as swebench 5.0.2 does (SweBenchLogParsersTest); no test is named [1]

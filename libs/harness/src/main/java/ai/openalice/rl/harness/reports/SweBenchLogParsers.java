@@ -72,7 +72,8 @@ public final class SweBenchLogParsers {
         };
     }
 
-    static TestStatus status(String swebench) {
+    /** A status word of SWE-bench's logs as its grading counts it: PASSED and XFAIL pass, ERROR and SKIPPED as such, anything else fails. */
+    public static TestStatus status(String swebench) {
         return switch (swebench) {
             case "PASSED", "XFAIL" -> TestStatus.PASSED;
             case "ERROR" -> TestStatus.ERROR;

@@ -1,6 +1,7 @@
 package ai.openalice.rl.trainer.rest;
 
 import ai.openalice.rl.auth.Roles;
+import ai.openalice.rl.trainer.config.TrainerConfig;
 import ai.openalice.rl.trainer.messaging.TrainerService;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import io.smallrye.common.annotation.Blocking;
@@ -14,7 +15,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * {@code GET /status}: step, policy version, the last step's metrics, what was left out since the
+ * {@code GET /status}: step, policy version, the step the latest committed checkpoint holds and
+ * every how many steps one is written, the last step's metrics, what was left out since the
  * process started ({@code dropped}, by reason), where the steps run ({@code learner}: its kind, and
  * for a Tinker engine whether it is away and waited for), where the run is recorded ({@code tracking}:
  * MLflow's URL, experiment and run ids, what waits for it; traces exported), groups and samples by state.
@@ -29,6 +31,9 @@ public class StatusResource {
     @Inject
     TrainerStore store;
 
+    @Inject
+    TrainerConfig config;
+
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     public Map<String, Object> status() {
@@ -36,7 +41,7 @@ public class StatusResource {
         out.put("step", trainer.loop().step());
         out.put("policyVersion", trainer.loop().policyVersion());
         out.put("checkpointStep", trainer.loop().checkpointStep());
-        out.put("checkpointEvery", trainer.loop().checkpointEvery());
+        out.put("checkpointEvery", config.checkpointEvery());
         out.put("last", trainer.loop().lastMetrics());
         out.put("dropped", trainer.loop().droppedSoFar());
         out.put("learner", trainer.loop().learnerStatus());

@@ -189,11 +189,6 @@ public final class TrainingLoop implements Runnable {
         return checkpointStep;
     }
 
-    /** Every how many steps a checkpoint is written. */
-    public long checkpointEvery() {
-        return config.checkpointEvery();
-    }
-
     public long policyVersion() {
         return policyVersion;
     }
