@@ -15,7 +15,7 @@ import java.util.List;
 public enum DatasetFormat {
     /** SWE-bench (full, Lite, Verified, Multilingual) and the datasets that share its schema (SWE-Gym, SWE-smith). */
     SWE_BENCH("FAIL_TO_PASS", "PASS_TO_PASS"),
-    /** SWE-PolyBench: F2P and P2P as Python list literals, a language column. */
+    /** SWE-PolyBench: F2P and P2P as Python list literals, a language column, its own test command ({@link SwePolyBench}). */
     SWE_POLYBENCH("F2P", "P2P"),
     /**
      * Multi-SWE-bench: {@code org}, {@code repo} (the name alone), {@code number}, {@code base.sha},
@@ -72,6 +72,9 @@ public enum DatasetFormat {
         task.set("PASS_TO_PASS", array(p2p));
         if (this == SWE_REBENCH || row.hasNonNull("install_config")) { // a row of any format that carries its own set-up
             SweRebench.fromInstallConfig(row, task);
+        }
+        if (this == SWE_POLYBENCH) {
+            SwePolyBench.apply(row, task);
         }
         if (!hasText(task, "test_command") || !task.has("test_report")) {
             var all = new ArrayList<>(f2p);

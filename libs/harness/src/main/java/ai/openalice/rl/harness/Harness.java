@@ -114,7 +114,7 @@ public final class Harness {
                         : "could not run (exit " + first.exitCode() + ")") + " before any test reported: " + lastLine(first.output()));
             }
             runs.add(first.results());
-            for (int i = 0; i < options.rerunFailures() && !allPassed(combine(task, runs).results()); i++) {
+            for (int i = 0; i < options.rerunFailures() && !resolved(task, combine(task, runs).results()); i++) {
                 TestRun again = TestRun.execute(s, task, setup());
                 if (again.timedOut()) {
                     break;
@@ -122,7 +122,7 @@ public final class Harness {
                 runs.add(again.results());
             }
             Combined c = combine(task, runs);
-            boolean resolved = allPassed(c.results());
+            boolean resolved = resolved(task, c.results());
             // no test reported at all and the command failed: the tests never ran (a compile failure, a missing toolchain), so the
             // verdict says so rather than look like a patch that failed them
             boolean nothingRan = first.results().isEmpty() && first.exitCode() != 0;
@@ -215,8 +215,10 @@ public final class Harness {
         return new Combined(out, flaky);
     }
 
-    private static boolean allPassed(Map<String, TestStatus> listed) {
-        return listed.values().stream().allMatch(s -> s == TestStatus.PASSED);
+    /** Whether the listed tests' combined outcomes resolve the task, by its grading rule (a test not in the map did not run). */
+    static boolean resolved(Task task, Map<String, TestStatus> combined) {
+        return task.grading().resolved(task.failToPass().stream().map(id -> combined.getOrDefault(id, TestStatus.MISSING)).toList(),
+                task.passToPass().stream().map(id -> combined.getOrDefault(id, TestStatus.MISSING)).toList());
     }
 
     private Verdict verdict(Task task, VerificationStatus status, Map<String, TestStatus> results, List<Map<String, TestStatus>> runs, int n,

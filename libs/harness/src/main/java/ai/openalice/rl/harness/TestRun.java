@@ -7,6 +7,7 @@ import ai.openalice.rl.harness.reports.CargoTestParser;
 import ai.openalice.rl.harness.reports.JsTestParsers;
 import ai.openalice.rl.harness.reports.JunitXmlParser;
 import ai.openalice.rl.harness.reports.MavenPerTestParser;
+import ai.openalice.rl.harness.reports.PolyBenchLogParsers;
 import ai.openalice.rl.harness.reports.PytestParser;
 import ai.openalice.rl.harness.reports.SweBenchLogParsers;
 import ai.openalice.rl.harness.reports.TestReportParser;
@@ -39,6 +40,7 @@ record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, 
             s.exec("shopt -s globstar nullglob; rm -f -- " + glob, Duration.ofMinutes(1));
         }
         String command = setup == null ? task.testCommand() : setup + "\n" + task.testCommand();
+        TestReportParser parser = parser(report);
         ExecResult r = s.exec(command, Duration.ofSeconds(task.limits().testTimeoutS()));
         String output = r.stdout() + "\n" + r.stderr();
         List<String> files = new ArrayList<>();
@@ -57,7 +59,12 @@ record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, 
                 }
             }
         }
-        TestReportParser parser = switch (report) {
+        var results = parser.parse(parser.log(r.stdout(), r.stderr()), files);
+        return new TestRun(results, r.exitCode(), r.timedOut(), output, parser.refused(names));
+    }
+
+    private static TestReportParser parser(TestReportSpec report) {
+        return switch (report) {
             case TestReportSpec.JunitXml j -> new JunitXmlParser();
             case TestReportSpec.Unittest u -> new UnittestParser();
             case TestReportSpec.Pytest p -> new PytestParser();
@@ -67,15 +74,14 @@ record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, 
                 case "jest" -> new JsTestParsers.Jest();
                 case "mocha" -> new JsTestParsers.Mocha();
                 default -> {
-                    var swebench = SweBenchLogParsers.named(l.parser());
-                    if (swebench == null) {
+                    var named = SweBenchLogParsers.named(l.parser());
+                    named = named != null ? named : PolyBenchLogParsers.named(l.parser());
+                    if (named == null) {
                         throw new IllegalArgumentException("test_report.parser '" + l.parser() + "' is not a log parser");
                     }
-                    yield swebench;
+                    yield named;
                 }
             };
         };
-        var results = parser.parse(output, files);
-        return new TestRun(results, r.exitCode(), r.timedOut(), output, parser.refused(names));
     }
 }

@@ -8,8 +8,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The verifier's verdict on one patch. {@code resolved} iff every FAIL_TO_PASS and PASS_TO_PASS
- * test passed; {@code reason} says why the status is {@code patch_failed}, {@code timed_out} or
+ * The verifier's verdict on one patch. {@code resolved} iff the FAIL_TO_PASS and PASS_TO_PASS
+ * tests' outcomes resolve the task by its {@code grading} (SWE-bench's: every one passed);
+ * {@code reason} says why the status is {@code patch_failed}, {@code timed_out} or
  * {@code infra_error}, or why no test reported; {@code cause} classifies a verdict where the tests
  * did not speak for the patch (null when they did); {@code exitCode} is the first test run's (null
  * when none ran); {@code log} its output (stdout, then stderr, as the sandbox kept them:

@@ -44,6 +44,12 @@ public record Task(
         return v.isMissingNode() || v.isNull() ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(v.asText()));
     }
 
+    /** The rule the listed tests' outcomes are judged by ({@code grading}; SWE-bench's when the task names none). */
+    public Grading grading() {
+        var g = raw.path("grading");
+        return g.isTextual() ? Grading.of(g.asText()) : Grading.SWE_BENCH;
+    }
+
     /**
      * The Python environment the task's tests need ({@code toolchain.python}, in SWE-bench's words:
      * {@code version}, {@code packages}, {@code pip_packages}, {@code install}), when it names one.

@@ -80,6 +80,7 @@ public final class TaskParser {
         TestReportSpec report = testReport(obj, errors);
         Limits limits = limits(obj, errors);
         Split split = split(obj, errors);
+        grading(obj, errors);
 
         if (!errors.isEmpty()) {
             return new Result.Invalid(id, errors);
@@ -333,6 +334,23 @@ public final class TaskParser {
         } catch (IllegalArgumentException e) {
             errors.add(new FieldError("split", Code.INVALID_VALUE, e.getMessage()));
             return null;
+        }
+    }
+
+    /** {@code grading}, when given, names a rule ({@link Grading}); {@link Task#grading} reads it. */
+    private static void grading(ObjectNode obj, List<FieldError> errors) {
+        JsonNode g = obj.get("grading");
+        if (g == null || g.isNull()) {
+            return;
+        }
+        if (!g.isTextual()) {
+            errors.add(new FieldError("grading", Code.WRONG_TYPE, "must be \"swe-bench\" or \"swe-polybench\", got " + kind(g)));
+            return;
+        }
+        try {
+            Grading.of(g.asText());
+        } catch (IllegalArgumentException e) {
+            errors.add(new FieldError("grading", Code.INVALID_VALUE, e.getMessage()));
         }
     }
 

@@ -34,10 +34,15 @@ public sealed interface TestReportSpec {
      * Python repositories and of Go — {@code pytest-rA} (parse_log_pytest: flask, pytest, xarray, …),
      * {@code pytest-options} (requests, pylint, pydicom), {@code pytest-v2} (astropy, scikit-learn,
      * sphinx), {@code pytest-pydantic} (SWE-Gym's pydantic), {@code django}, {@code seaborn}, {@code sympy}, {@code matplotlib} and {@code go-test}
-     * ({@code go test -v}) — read as the official package reads them.
+     * ({@code go test -v}) — read as the official package reads them; and SWE-PolyBench's ten
+     * ({@code polybench-java}, {@code polybench-python}, {@code polybench-js}, {@code polybench-js-jest},
+     * {@code polybench-js-mocha}, {@code polybench-ts-jest}, {@code polybench-ts-jest-title},
+     * {@code polybench-ts-mocha}, {@code polybench-ts-mocha-file}, {@code polybench-bazel}), read as its
+     * harness reads them (its tasks say {@code "grading": "swe-polybench"} as well).
      */
     record Log(String parser) implements TestReportSpec {
         public static final List<String> PARSERS = List.of("maven", "cargo", "jest", "mocha", "pytest-rA", "pytest-options", "pytest-v2", "pytest-pydantic",
-                "django", "seaborn", "sympy", "matplotlib", "go-test");
+                "django", "seaborn", "sympy", "matplotlib", "go-test", "polybench-java", "polybench-python", "polybench-js", "polybench-js-jest",
+                "polybench-js-mocha", "polybench-ts-jest", "polybench-ts-jest-title", "polybench-ts-mocha", "polybench-ts-mocha-file", "polybench-bazel");
     }
 }

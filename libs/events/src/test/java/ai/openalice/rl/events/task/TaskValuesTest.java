@@ -3,6 +3,7 @@ package ai.openalice.rl.events.task;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.events.TestStatus;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.StringReader;
@@ -71,6 +72,28 @@ class TaskValuesTest {
         assertEquals(Limits.defaults(), t.limits());
         assertEquals(List.of(), t.passToPass());
         assertEquals(Split.TRAIN, t.split());
+        assertEquals(Grading.SWE_BENCH, t.grading(), "SWE-bench's rule unless the task names another");
+    }
+
+    @Test
+    void aGradingRuleIsNamedOrRefused() throws Exception {
+        var node = (ObjectNode) M.readTree(FULL);
+        node.put("grading", "swe-polybench");
+        assertEquals(Grading.SWE_POLYBENCH, ((TaskParser.Result.Valid) parse(node.toString())).task().grading());
+        assertEquals(List.of("grading: 'polybench' is not one of [swe-bench, swe-polybench] (invalid_value)"), errors("grading", "polybench"));
+        assertEquals(List.of("grading: must be \"swe-bench\" or \"swe-polybench\", got a number (1) (wrong_type)"), errors("grading", 1));
+    }
+
+    /** The two rules, from SWE-bench's get_resolution_status and SWE-PolyBench's instance_level_scoring. */
+    @Test
+    void theRulesJudgeAsTheirHarnessesDo() {
+        var passed = List.of(TestStatus.PASSED);
+        for (TestStatus p2p : TestStatus.values()) {
+            boolean kept = p2p != TestStatus.FAILED && p2p != TestStatus.ERROR;
+            assertEquals(kept, Grading.SWE_POLYBENCH.resolved(passed, List.of(TestStatus.PASSED, p2p)), "polybench, P2P " + p2p);
+            assertEquals(p2p == TestStatus.PASSED, Grading.SWE_BENCH.resolved(passed, List.of(TestStatus.PASSED, p2p)), "swe-bench, P2P " + p2p);
+            assertEquals(p2p == TestStatus.PASSED, Grading.SWE_POLYBENCH.resolved(List.of(TestStatus.PASSED, p2p), List.of()), "polybench, F2P " + p2p);
+        }
     }
 
     @Test

@@ -13,6 +13,11 @@ public interface TestReportParser {
      */
     Map<String, TestStatus> parse(String output, List<String> files);
 
+    /** The log {@link #parse} reads from a run's two streams: stdout, then stderr, unless the format's own harness joins them otherwise. */
+    default String log(String stdout, String stderr) {
+        return stdout + "\n" + stderr;
+    }
+
     /**
      * What the last {@link #parse} refused, said for the verdict: report files it would not read
      * (named by {@code names}, parallel to the files it was given) and outcomes it did not take.
