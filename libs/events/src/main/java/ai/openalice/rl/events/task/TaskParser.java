@@ -1,5 +1,6 @@
 package ai.openalice.rl.events.task;
 
+import ai.openalice.rl.events.WireEnum;
 import ai.openalice.rl.events.task.FieldError.Code;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -7,11 +8,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Validates a task object and builds a {@link Task}, reporting every problem with the field that
@@ -79,8 +82,8 @@ public final class TaskParser {
         String testCommand = requiredString(obj, "test_command", errors);
         TestReportSpec report = testReport(obj, errors);
         Limits limits = limits(obj, errors);
-        Split split = split(obj, errors);
-        grading(obj, errors);
+        Split split = wireValue(obj, "split", Split.class, Split.TRAIN, errors);
+        wireValue(obj, "grading", Grading.class, Grading.SWE_BENCH, errors); // read by Task.grading()
 
         if (!errors.isEmpty()) {
             return new Result.Invalid(id, errors);
@@ -320,37 +323,25 @@ public final class TaskParser {
         return v.asInt();
     }
 
-    private static Split split(ObjectNode obj, List<FieldError> errors) {
-        JsonNode s = obj.get("split");
-        if (s == null || s.isNull()) {
-            return Split.TRAIN;
+    /**
+     * {@code field} as one of {@code type}'s wire names ({@code split}, {@code grading}); {@code dflt}
+     * when absent, null (and an error naming the allowed names) when it is not one of them.
+     */
+    private static <E extends Enum<E> & WireEnum> E wireValue(ObjectNode obj, String field, Class<E> type, E dflt, List<FieldError> errors) {
+        JsonNode v = obj.get(field);
+        if (v == null || v.isNull()) {
+            return dflt;
         }
-        if (!s.isTextual()) {
-            errors.add(new FieldError("split", Code.WRONG_TYPE, "must be \"train\" or \"eval\", got " + kind(s)));
+        if (!v.isTextual()) {
+            String names = Arrays.stream(type.getEnumConstants()).map(e -> "\"" + e.wire() + "\"").collect(Collectors.joining(" or "));
+            errors.add(new FieldError(field, Code.WRONG_TYPE, "must be " + names + ", got " + kind(v)));
             return null;
         }
         try {
-            return Split.of(s.asText());
+            return WireEnum.parse(type, v.asText());
         } catch (IllegalArgumentException e) {
-            errors.add(new FieldError("split", Code.INVALID_VALUE, e.getMessage()));
+            errors.add(new FieldError(field, Code.INVALID_VALUE, e.getMessage()));
             return null;
-        }
-    }
-
-    /** {@code grading}, when given, names a rule ({@link Grading}); {@link Task#grading} reads it. */
-    private static void grading(ObjectNode obj, List<FieldError> errors) {
-        JsonNode g = obj.get("grading");
-        if (g == null || g.isNull()) {
-            return;
-        }
-        if (!g.isTextual()) {
-            errors.add(new FieldError("grading", Code.WRONG_TYPE, "must be \"swe-bench\" or \"swe-polybench\", got " + kind(g)));
-            return;
-        }
-        try {
-            Grading.of(g.asText());
-        } catch (IllegalArgumentException e) {
-            errors.add(new FieldError("grading", Code.INVALID_VALUE, e.getMessage()));
         }
     }
 
