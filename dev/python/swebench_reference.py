@@ -8,7 +8,7 @@ Usage: swebench_reference.py parse PARSER LOG_FILE
 package, installed beside 5.0.2 in the folder swebench-specs of this environment):
 {"repos": {repo: {"parser": its log parser's function name or null, "versions": {version: spec},
 "eval_scripts": {version: [the lines of its eval script] or null}, "requirements_paths": [where
-its requirements file may be, in order] or null}}, "non_test_exts": [...],
+its requirements file may be, in order] or null, "env_yml_paths": the same for its conda environment.yml}}, "non_test_exts": [...],
 "probe_test_patch": PATCH} — each eval script is the one swebench's own code makes for an instance
 of that repository and version at base commit BASE whose test patch is PROBE_TEST_PATCH, in /testbed
 with the conda environment testbed.
@@ -88,7 +88,8 @@ def specs():
             make = python_spec.make_eval_script_list_py if python else common_spec.make_eval_script_list_common
             scripts[version] = make(instance, versions[version], "testbed", "/testbed", "BASE", PROBE_TEST_PATCH)
         repos[repo] = {"parser": parser.__name__ if parser else None, "versions": versions, "eval_scripts": scripts, "python": python,
-                       "requirements_paths": constants.MAP_REPO_TO_REQS_PATHS.get(repo)}
+                       "requirements_paths": constants.MAP_REPO_TO_REQS_PATHS.get(repo),
+                       "env_yml_paths": constants.MAP_REPO_TO_ENV_YML_PATHS.get(repo)}
     print(json.dumps({"repos": repos, "non_test_exts": constants.NON_TEST_EXTS, "probe_test_patch": PROBE_TEST_PATCH}))
 
 

@@ -16,7 +16,7 @@ ABOUT = ("SWE-bench's repository spec table, every repository and version its ha
          "SWE-bench's own words: python, packages, pip_packages, pre_install, install, eval_commands, build, test_cmd "
          "(a string, or a list run one after another), docker_specs (java_version, node_version, go_version, "
          "rust_version, ...), apt-pkgs; swebench_parser names the repository's log parser by swebench's function name, "
-         "null where swebench has none; requirements_paths (its MAP_REPO_TO_REQS_PATHS) says where a spec whose packages are 'requirements.txt' finds that file, the first that exists. harness: python (swebench's test command is test_cmd followed by the test "
+         "null where swebench has none; requirements_paths (its MAP_REPO_TO_REQS_PATHS) says where a spec whose packages are 'requirements.txt' finds that file, the first that exists, env_yml_paths (its MAP_REPO_TO_ENV_YML_PATHS) the same for 'environment.yml'. harness: python (swebench's test command is test_cmd followed by the test "
          "patch's files that do not end with one of non_test_exts; test_directives: modules names them as test modules, as for django/django) or common (test_cmd as is). Written by dev/python/swebench_specs_table.py; SweBenchSpecsTest checks it against "
          "the official package in CI. repo-specs.json (or --specs) is read first: an entry there wins.")
 
@@ -34,6 +34,8 @@ def main():
         }
         if entry.get("requirements_paths"):  # where a "packages": "requirements.txt" spec finds the file, first found wins
             repos[repo]["requirements_paths"] = entry["requirements_paths"]
+        if entry.get("env_yml_paths"):  # where a "packages": "environment.yml" spec finds that file, first found wins
+            repos[repo]["env_yml_paths"] = entry["env_yml_paths"]
         if repo == "django/django":  # swebench's get_test_directives names django's test files as test modules
             repos[repo] = {"test_directives": "modules", **repos[repo]}
     out = {"about": ABOUT.format(source="4.1.0"), "source": "swebench==4.1.0", "non_test_exts": ref["non_test_exts"], "repos": repos}

@@ -83,7 +83,10 @@ public enum DatasetFormat {
             String version = row.hasNonNull("version") ? row.get("version").asText() : null;
             RepoSpecs.Resolved spec;
             try {
-                spec = SweBenchSpecs.ofRow(row).or(() -> specs.resolve(repo, version, row.path("language").asText(null), all, row.path("test_patch").asText("")))
+                String testPatch = row.path("test_patch").asText("");
+                var script = SweBenchSpecs.script(row);
+                spec = script.map(s -> specs.resolve(s, repo, version, testPatch))
+                        .or(() -> specs.resolve(repo, version, row.path("language").asText(null), all, testPatch))
                         .orElseThrow(() -> new Unmappable("test_command", "the row has none, and the repository spec table has no entry for repo '" + repo
                                 + "' at version '" + version + "'" + known(specs, repo)
                                 + (row.has("language") ? " or for language '" + row.path("language").asText() + "'" : "") + " (add one with --specs)"));
@@ -97,7 +100,7 @@ public enum DatasetFormat {
                 task.set("test_report", spec.testReport());
             }
             if (!row.has("toolchain") && spec.toolchain() != null) {
-                task.set("toolchain", spec.toolchain());
+                task.set("toolchain", SweBenchSpecs.withSetupCommit(spec.toolchain(), row.path("environment_setup_commit").asText(null)));
             }
             task.put("spec", spec.from());
         }

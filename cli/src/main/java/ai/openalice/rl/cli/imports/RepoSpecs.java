@@ -84,6 +84,15 @@ public final class RepoSpecs {
         return Optional.of(new Resolved(pre + fill(command, tests, PatchPaths.of(testPatch == null ? "" : testPatch)), report, from, toolchain));
     }
 
+    /**
+     * The spec for a row that says itself how its tests run ({@code script}, from its
+     * {@code eval_script}): SWE-bench's or SWE-Gym's table for the environment of {@code repo} at
+     * {@code version}, the row for its commands and parser; the row alone where neither table knows them.
+     */
+    public Resolved resolve(SweBenchSpecs.RowScript script, String repo, String version, String testPatch) {
+        return swebench.resolve(repo, version, testPatch, script).or(() -> sweGym.resolve(repo, version, testPatch, script)).orElseGet(script::alone);
+    }
+
     private static JsonNode merged(JsonNode base, JsonNode over) {
         ObjectNode out = base.isObject() ? ((ObjectNode) base).deepCopy() : DatasetFile.JSON.createObjectNode();
         over.properties().forEach(e -> out.set(e.getKey(), e.getValue()));

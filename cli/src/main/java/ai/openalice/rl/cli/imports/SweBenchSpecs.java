@@ -32,6 +32,8 @@ public final class SweBenchSpecs {
     /** How SWE-Gym's fork finds a mypy test patch's cases: {@code [case NAME]} anywhere in it. */
     private static final Pattern MYPY_CASE = Pattern.compile("\\[case ([^\\]]+)\\]");
     private static final Pattern CONDA_ACTIVATE = Pattern.compile("\\s*conda activate (\\S+)\\s*");
+    /** Where a SWE-bench 5 eval script has looked at the base (its re-install follows). */
+    private static final Pattern BASE_DIFF = Pattern.compile("git (-c \\S+ )*diff [0-9a-f]{7,40}\\s*");
     private final JsonNode table;
 
     private SweBenchSpecs(JsonNode table) {
@@ -87,12 +89,36 @@ public final class SweBenchSpecs {
      *     test command) or alice-rl cannot read their log (no parser of SWE-bench's)
      */
     public Optional<RepoSpecs.Resolved> resolve(String repo, String version, String testPatch) {
+        return resolve(repo, version, testPatch, null);
+    }
+
+    /**
+     * As {@link #resolve(String, String, String)}, for a row that says itself how its tests run
+     * ({@code script}, null: it does not): the table still gives the environment — the Python
+     * version and packages, the JDK, the commands its image runs first — and the row gives its
+     * re-install, test commands and parser, which take the place of the table's.
+     */
+    public Optional<RepoSpecs.Resolved> resolve(String repo, String version, String testPatch, RowScript script) {
         JsonNode r = repo(repo);
         JsonNode spec = r.path("versions").path(version == null ? "" : version);
         if (spec.isMissingNode()) {
             return Optional.empty();
         }
         String where = name() + "'s spec of " + repo + " " + version;
+        String from = table.path("origin").asText("swebench") + ":" + repo + "@" + version;
+        if (script != null) {
+            var lines = new ArrayList<String>();
+            if (r.path("harness").asText().equals("python")) {
+                lines.add("set -uxo pipefail");
+                lines.add(condaActivation(script.condaEnv() == null ? "testbed" : script.condaEnv()));
+                spec.path("eval_commands").forEach(c -> lines.add(c.asText()));
+                lines.addAll(script.install());
+                lines.addAll(script.test());
+            } else {
+                lines.add(script.command());
+            }
+            return Optional.of(new RepoSpecs.Resolved(String.join("\n", lines), script.report(), "row:eval_script+" + from, toolchain(repo, version)));
+        }
         if (!spec.has("test_cmd")) {
             throw new IllegalArgumentException(where + " names no test command (" + name() + " cannot evaluate it either): give the row a test_command and "
                     + "test_report, or add the repository to a table of your own with --specs");
@@ -122,7 +148,6 @@ public final class SweBenchSpecs {
             }
         }
         ObjectNode report = DatasetFile.JSON.createObjectNode().put("format", "log").put("parser", parser);
-        String from = table.path("origin").asText("swebench") + ":" + repo + "@" + version;
         return Optional.of(new RepoSpecs.Resolved(String.join("\n", lines), report, from, toolchain(repo, version)));
     }
 
@@ -149,21 +174,51 @@ public final class SweBenchSpecs {
     }
 
     /**
-     * What a row of SWE-bench 5's datasets says itself: the commands its {@code eval_script} runs
-     * between SWE-bench's start and end markers (its tests, under {@code set -uxo pipefail}) and its
-     * {@code log_parser} (a name of swebench's parser registry); empty when the row carries no
-     * {@code eval_script}.
+     * What a row of SWE-bench 5's datasets says of how its tests run, read from its
+     * {@code eval_script} (SWE-bench's harness writes them all alike): the conda environment it
+     * activates, its re-install of the patched project (the lines between its diff of the base and
+     * its checkout of the test files, activations left out), its tests (the lines between its start
+     * and end markers) and its {@code log_parser}, a name of swebench's parser registry.
+     */
+    public record RowScript(String condaEnv, List<String> install, List<String> test, String parser) {
+        /** The row's commands alone, under {@code set -uxo pipefail} as its script runs them, in the environment it activates. */
+        String command() {
+            var lines = new ArrayList<String>();
+            lines.add("set -uxo pipefail");
+            if (condaEnv != null) {
+                lines.add(condaActivation(condaEnv));
+            }
+            lines.addAll(install);
+            lines.addAll(test);
+            return String.join("\n", lines);
+        }
+
+        ObjectNode report() {
+            return DatasetFile.JSON.createObjectNode().put("format", "log").put("parser", SweBenchLogParsers.forFunction(parser));
+        }
+
+        /** The row's own test command and report, where no table knows its repository and version. */
+        RepoSpecs.Resolved alone() {
+            return new RepoSpecs.Resolved(command(), report(), "row:eval_script", null);
+        }
+    }
+
+    /**
+     * The row's {@link RowScript}; empty when it carries no {@code eval_script}.
      *
      * @throws IllegalArgumentException when the script has no markers or alice-rl has no parser of
      *     the row's
      */
-    public static Optional<RepoSpecs.Resolved> ofRow(JsonNode row) {
+    public static Optional<RowScript> script(JsonNode row) {
         String script = row.path("eval_script").asText("");
         if (script.isBlank()) {
             return Optional.empty();
         }
-        var lines = new ArrayList<String>();
-        lines.add("set -uxo pipefail");
+        String env = null;
+        var install = new ArrayList<String>();
+        var test = new ArrayList<String>();
+        boolean afterDiff = false;
+        boolean checkedOut = false;
         boolean inside = false;
         boolean ended = false;
         for (String line : script.split("\n")) {
@@ -173,9 +228,15 @@ public final class SweBenchSpecs {
             }
             Matcher conda = CONDA_ACTIVATE.matcher(line);
             if (inside) {
-                lines.add(line);
-            } else if (conda.matches() && lines.size() == 1) {
-                lines.add(condaActivation(conda.group(1)));
+                test.add(line);
+            } else if (conda.matches()) {
+                env = env == null ? conda.group(1) : env;
+            } else if (BASE_DIFF.matcher(line).matches()) {
+                afterDiff = true;
+            } else if (line.startsWith("git checkout ") || line.startsWith("git apply ")) {
+                checkedOut |= afterDiff;
+            } else if (afterDiff && !checkedOut && !line.isBlank() && !line.strip().equals("source /opt/miniconda3/bin/activate")) {
+                install.add(line);
             }
             inside |= line.contains(START_TEST_OUTPUT);
         }
@@ -183,13 +244,11 @@ public final class SweBenchSpecs {
             throw new IllegalArgumentException("the row's eval_script has no '" + START_TEST_OUTPUT + "' … '" + END_TEST_OUTPUT + "' section to take its test command from");
         }
         String function = row.path("log_parser").asText(null);
-        String parser = SweBenchLogParsers.forFunction(function);
-        if (parser == null) {
+        if (SweBenchLogParsers.forFunction(function) == null) {
             throw new IllegalArgumentException("the row's log_parser " + (function == null ? "is missing" : "'" + function + "' is not one alice-rl has")
                     + ": give the row a test_report");
         }
-        ObjectNode report = DatasetFile.JSON.createObjectNode().put("format", "log").put("parser", parser);
-        return Optional.of(new RepoSpecs.Resolved(String.join("\n", lines), report, "row:eval_script", null));
+        return Optional.of(new RowScript(env, List.copyOf(install), List.copyOf(test), function));
     }
 
     /**
@@ -204,15 +263,18 @@ public final class SweBenchSpecs {
     /**
      * What SWE-bench's image of the version has, as a task's toolchain: its JDK
      * ({@code docker_specs.java_version}) or its Python environment (SWE-bench's {@code python},
-     * {@code packages}, {@code pip_packages} and {@code install}, which alice-rl builds with pip);
-     * null for neither.
+     * {@code packages}, {@code pip_packages}, {@code pre_install} and {@code install}, which
+     * alice-rl builds with pip); null for neither.
      */
     public JsonNode toolchain(String repo, String version) {
-        return toolchain(repo(repo).path("versions").path(version == null ? "" : version), repo(repo).path("requirements_paths"));
+        return toolchain(repo(repo).path("versions").path(version == null ? "" : version), repo(repo));
     }
 
-    /** {@code requirements}: where a spec whose packages are {@code requirements.txt} finds that file (SWE-bench's paths of the repository). */
-    private static JsonNode toolchain(JsonNode spec, JsonNode requirements) {
+    /**
+     * {@code repo}'s entry says where a spec whose packages are {@code requirements.txt} or
+     * {@code environment.yml} finds that file (SWE-bench's paths of the repository).
+     */
+    private static JsonNode toolchain(JsonNode spec, JsonNode repo) {
         String java = spec.path("docker_specs").path("java_version").asText(null);
         if (java != null) {
             return DatasetFile.JSON.createObjectNode().put("java", java);
@@ -221,17 +283,38 @@ public final class SweBenchSpecs {
             return null;
         }
         ObjectNode python = DatasetFile.JSON.createObjectNode().put("version", spec.get("python").asText());
-        for (String f : List.of("packages", "pip_packages", "install")) {
+        for (String f : List.of("packages", "pip_packages", "pre_install", "install")) {
             if (spec.hasNonNull(f)) {
                 python.set(f, spec.get(f).deepCopy());
             }
         }
-        if ("requirements.txt".equals(spec.path("packages").asText()) && requirements.isArray()) {
-            python.set("requirements", requirements.deepCopy());
+        String packages = spec.path("packages").asText();
+        if (packages.equals("requirements.txt") && repo.path("requirements_paths").isArray()) {
+            python.set("requirements", repo.get("requirements_paths").deepCopy());
+        }
+        if (packages.equals("environment.yml") && repo.path("env_yml_paths").isArray()) {
+            python.set("env_yml", repo.get("env_yml_paths").deepCopy());
         }
         ObjectNode toolchain = DatasetFile.JSON.createObjectNode();
         toolchain.set("python", python);
         return toolchain;
+    }
+
+    /**
+     * {@code toolchain} for a row whose environment files SWE-bench reads at its
+     * {@code environment_setup_commit}: that commit, as {@code setup_commit}, where the spec's
+     * packages are a requirements or environment file (one environment per such commit, as
+     * SWE-bench builds one image per version); unchanged otherwise.
+     */
+    static JsonNode withSetupCommit(JsonNode toolchain, String setupCommit) {
+        JsonNode python = toolchain == null ? null : toolchain.path("python");
+        if (python == null || !python.isObject() || setupCommit == null || setupCommit.isBlank()
+                || !List.of("requirements.txt", "environment.yml").contains(python.path("packages").asText())) {
+            return toolchain;
+        }
+        ObjectNode out = toolchain.deepCopy();
+        ((ObjectNode) out.get("python")).put("setup_commit", setupCommit);
+        return out;
     }
 
     /**

@@ -57,6 +57,8 @@ class SweBenchSpecsTest {
             assertEquals(o.get("python").asBoolean() ? "python" : "common", ours.repo(repo).get("harness").asText(), repo + "'s harness");
             assertEquals(o.get("requirements_paths").isNull() ? null : o.get("requirements_paths"), ours.repo(repo).get("requirements_paths"),
                     repo + "'s requirements files");
+            assertEquals(o.get("env_yml_paths").isNull() ? null : o.get("env_yml_paths"), ours.repo(repo).get("env_yml_paths"),
+                    repo + "'s conda environment files");
             versions += o.get("versions").size();
         }
         assertTrue(versions >= 600, "every version of every repository: " + versions);

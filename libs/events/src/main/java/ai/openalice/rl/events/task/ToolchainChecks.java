@@ -31,8 +31,11 @@ final class ToolchainChecks {
     /**
      * {@code toolchain.python}: {@code {"version": "3.9"}} and, in SWE-bench's words, optional
      * {@code packages} (a space-separated list, or {@code requirements.txt}), {@code pip_packages}
-     * (an array of requirements), {@code requirements} (where a {@code requirements.txt} spec's file
-     * may be, first found wins) and {@code install} (the command that installs the project).
+     * (an array of requirements), {@code requirements} and {@code env_yml} (where a
+     * {@code requirements.txt} or {@code environment.yml} spec's file may be, first found wins),
+     * {@code setup_commit} (the commit those files are read at: the row's environment_setup_commit),
+     * {@code pre_install} (SWE-bench's steps before the install: Debian packages the host must have,
+     * edits to the repository) and {@code install} (the command that installs the project).
      */
     private static void python(JsonNode p, List<FieldError> errors) {
         if (!p.isObject()) {
@@ -42,12 +45,15 @@ final class ToolchainChecks {
         if (!p.path("version").asText("").matches("[23]\\.[0-9]{1,2}")) {
             errors.add(new FieldError("toolchain.python.version", Code.INVALID_VALUE, "must be a Python version like 3.9, got " + p.get("version")));
         }
-        for (String f : List.of("packages", "install")) {
+        for (String f : List.of("packages", "install", "setup_commit")) {
             if (p.has(f) && !p.get(f).isTextual()) {
                 errors.add(new FieldError("toolchain.python." + f, Code.WRONG_TYPE, "must be a string, got " + TaskParser.kind(p.get(f))));
             }
         }
-        for (String f : List.of("pip_packages", "requirements")) {
+        if (p.path("setup_commit").isTextual() && !p.get("setup_commit").asText().matches("[0-9a-f]{7,40}")) {
+            errors.add(new FieldError("toolchain.python.setup_commit", Code.INVALID_VALUE, "must be a commit id (7 to 40 hex digits), got " + p.get("setup_commit")));
+        }
+        for (String f : List.of("pip_packages", "requirements", "env_yml", "pre_install")) {
             if (p.has(f) && (!p.get(f).isArray() || !allText(p.get(f)))) {
                 errors.add(new FieldError("toolchain.python." + f, Code.WRONG_TYPE, "must be an array of strings"));
             }
