@@ -20,7 +20,9 @@ import java.util.Set;
 
 /**
  * The verifier harness, faithful to SWE-bench's: a fresh sandbox at the task's base (never the
- * agent's), the candidate patch applied ({@code git apply}, then {@code patch --fuzz}), every test
+ * agent's) with what its environment's set-up changed in the repository committed (SWE-bench's
+ * {@code pre_install} edits, as its images hold them), the candidate patch applied as SWE-bench's
+ * harness applies it ({@code git apply}, {@code git apply --3way}, {@code patch --fuzz=5}), every test
  * file it touched and every file of the hidden {@code test_patch} reset to the base, the hidden
  * tests applied, the test command run, per-test results read from the declared report. Resolved
  * iff every FAIL_TO_PASS and PASS_TO_PASS test passed; a listed test that did not run counts as
@@ -86,6 +88,10 @@ public final class Harness {
                 return infra(task, start, "the task's workspace has no base commit: " + head.stderr().strip());
             }
             String base = head.stdout().strip();
+            String editsFailed = environmentOf(jdk, python).commitWorkspaceEdits(s);
+            if (editsFailed != null) {
+                return environment(task, start, "what the environment's pre_install changed does not apply to the workspace: " + editsFailed, "");
+            }
             Set<String> candidatePaths = PatchPaths.of(patch);
             if (patch != null && !patch.isBlank()) {
                 String failure = apply(s, patch, true);
@@ -152,23 +158,35 @@ public final class Harness {
                 + " || exit 126";
     }
 
+    private TestEnvironment environmentOf(Toolchains.Choice jdk, PythonEnvironments.Built python) {
+        return TestEnvironment.of(options.mavenRepository(), options.mavenHome(), options.npmCache(), jdk).withPython(python);
+    }
+
     private SandboxSpec spec(Task task, Toolchains.Choice jdk, PythonEnvironments.Built python) {
         var base = SandboxSpec.of(WorkspaceSource.of(task.workspace(), options.mirrors())).withLimits(options.limits());
-        return TestEnvironment.of(options.mavenRepository(), options.mavenHome(), options.npmCache(), jdk).withPython(python).applyTo(base)
+        return environmentOf(jdk, python).applyTo(base)
                 .withLabels(Map.of("task", task.instanceId(), "purpose", "verify"));
     }
 
-    /** Applies a patch in the sandbox; returns null on success or why it did not apply. */
+    /**
+     * Applies a patch in the sandbox; returns null on success or why it did not apply. A candidate
+     * ({@code allowFuzz}) gets SWE-bench's chain: {@code git apply}, {@code git apply --3way} (a
+     * change the tree has already, such as a set-up edit the patch repeats, merges cleanly), then
+     * {@code patch --batch --forward --fuzz=5}, the tree restored after each failed attempt, and a
+     * patch found already applied ({@code git apply --check --reverse}) counts as applied.
+     */
     private static String apply(Sandbox s, String patch, boolean allowFuzz) {
         s.writeFile(WORK + "/change.patch", patch.endsWith("\n") ? patch : patch + "\n");
         String p = WORK + "/change.patch";
+        String restore = "git reset -q --hard && git clean -fdq -e " + WORK + "; ";
         String script = "git apply --whitespace=nowarn " + p + " 2>" + WORK + "/git.err && exit 0; "
-                + (allowFuzz ? "patch -p1 --batch --forward --fuzz=3 --no-backup-if-mismatch --dry-run -i " + p + " > " + WORK + "/patch.out 2>&1"
-                        + " && patch -p1 --batch --forward --fuzz=3 --no-backup-if-mismatch -i " + p + " >/dev/null 2>&1 && exit 0; " : "")
+                + (allowFuzz ? restore + "git apply --3way --whitespace=nowarn " + p + " >/dev/null 2>&1 && exit 0; " + restore
+                        + "patch -p1 --batch --forward --fuzz=5 --no-backup-if-mismatch -i " + p + " > " + WORK + "/patch.out 2>&1 && exit 0; "
+                        + restore + "git apply --check --reverse " + p + " >/dev/null 2>&1 && exit 0; " : "")
                 + "cat " + WORK + "/git.err; [ -f " + WORK + "/patch.out ] && tail -n 5 " + WORK + "/patch.out; exit 1";
         ExecResult r = s.exec(script, STEP);
         s.exec("rm -rf " + WORK, STEP);
-        return r.ok() ? null : ("git apply and patch --fuzz=3 both failed: " + r.stdout().strip()).strip();
+        return r.ok() ? null : ("git apply, git apply --3way and patch --fuzz=5 all failed: " + r.stdout().strip()).strip();
     }
 
     private static void resetToBase(Sandbox s, String base, Set<String> paths) {

@@ -43,6 +43,11 @@ public final class PythonEnvironments {
     private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(30);
     private static final int LOG_TAIL = 4000;
     private static final ConcurrentHashMap<Path, Object> BUILDING = new ConcurrentHashMap<>();
+    /** A build that failed is not tried again for this long (the same spec fails the same way; a network blip is waited out). */
+    private static final Duration RETRY_FAILED_AFTER = Duration.ofMinutes(10);
+    private static final ConcurrentHashMap<Path, Failure> FAILED = new ConcurrentHashMap<>();
+
+    private record Failure(Unavailable why, long atNanos) {}
 
     /** An interpreter installation of the host: its prefix and full version (3.9.18). */
     public record Interpreter(Path prefix, String version) {}
@@ -57,7 +62,23 @@ public final class PythonEnvironments {
         public String describe() {
             return "python " + interpreter.version() + " environment " + home.getFileName();
         }
+
+        /**
+         * What the spec's {@code pre_install} changed in the repository (a git diff), which the
+         * workspace gets committed before anything else, as SWE-bench's image holds it; null: nothing.
+         */
+        public String workspaceEdits() {
+            try {
+                Path p = home.resolve(PRE_INSTALL_PATCH);
+                return Files.isRegularFile(p) && Files.size(p) > 0 ? Files.readString(p) : null;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
     }
+
+    /** Where a built environment keeps what its pre_install changed in the repository. */
+    static final String PRE_INSTALL_PATCH = ".pre_install.patch";
 
     /** Why a task's environment could not be had: the reason and the build log's tail (empty when nothing was built). */
     public static final class Unavailable extends Exception {
@@ -148,13 +169,23 @@ public final class PythonEnvironments {
             if (source instanceof WorkspaceSource.Tarball) { // nothing to read it by but unpacking it
                 checkout = checkOut(source);
             }
-            Path home = cache.resolve(xy(interpreter.version()) + "-" + key(spec, interpreter, setupBlobs(source, checkout)));
+            String setupCommit = SetupFiles.commit(spec, source);
+            var blobs = setupBlobs(source, checkout);
+            if (setupCommit != null) {
+                blobs.putAll(SetupFiles.blobs((WorkspaceSource.Git) source, setupCommit, SetupFiles.of(spec)));
+            }
+            Path home = cache.resolve(xy(interpreter.version()) + "-" + key(spec, interpreter, blobs));
             // The cached environment needs no checkout: only a build reads the repository.
             if (!Files.exists(home.resolve(".complete"))) {
+                Failure failed = FAILED.get(home);
+                if (failed != null && System.nanoTime() - failed.atNanos() < RETRY_FAILED_AFTER.toNanos()) {
+                    throw failed.why();
+                }
                 if (checkout == null) {
                     checkout = checkOut(source);
                 }
-                build(spec, interpreter, checkout, home, projectVersion);
+                build(spec, interpreter, checkout, home, projectVersion, setupCommit == null ? null
+                        : SetupFiles.checkOut((WorkspaceSource.Git) source, setupCommit, SetupFiles.of(spec), checkout));
             }
             return new Built(home, interpreter, projectVersion);
         } catch (IOException e) {
@@ -162,7 +193,7 @@ public final class PythonEnvironments {
         } finally {
             if (checkout != null) {
                 try {
-                    HostCommand.run(List.of("rm", "-rf", checkout.toString()), null, Duration.ofMinutes(2));
+                    HostCommand.run(List.of("rm", "-rf", checkout.toString(), checkout + ".setup"), null, Duration.ofMinutes(2));
                 } catch (IOException ignored) {
                     // a temporary folder left behind
                 }
@@ -170,16 +201,18 @@ public final class PythonEnvironments {
         }
     }
 
-    private void build(JsonNode spec, Interpreter interpreter, Path checkout, Path home, String projectVersion) throws IOException, Unavailable {
+    private void build(JsonNode spec, Interpreter interpreter, Path checkout, Path home, String projectVersion, Path setup)
+            throws IOException, Unavailable {
         Files.createDirectories(cache);
         // one build per environment: across processes by a file lock, within this one by a monitor
         // (a second FileChannel.lock on the same file in one JVM throws instead of waiting)
         synchronized (BUILDING.computeIfAbsent(home, h -> new Object())) {
-            buildLocked(spec, interpreter, checkout, home, projectVersion);
+            buildLocked(spec, interpreter, checkout, home, projectVersion, setup);
         }
     }
 
-    private void buildLocked(JsonNode spec, Interpreter interpreter, Path checkout, Path home, String projectVersion) throws IOException, Unavailable {
+    private void buildLocked(JsonNode spec, Interpreter interpreter, Path checkout, Path home, String projectVersion, Path setup)
+            throws IOException, Unavailable {
         try (var lock = FileChannel.open(cache.resolve(home.getFileName() + ".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                 var held = lock.lock()) {
             if (Files.exists(home.resolve(".complete"))) {
@@ -189,23 +222,28 @@ public final class PythonEnvironments {
             Files.createDirectories(home);
             Path script = checkout.resolveSibling(checkout.getFileName() + ".sh");
             Path specFile = checkout.resolveSibling(checkout.getFileName() + ".json");
-            try (InputStream in = PythonEnvironments.class.getResourceAsStream("build-python-env.sh")) {
-                Files.write(script, in.readAllBytes());
-            }
+            Path condaMap = checkout.resolveSibling(checkout.getFileName() + ".conda.json");
+            Files.write(script, resource("build-python-env.sh"));
+            Files.write(condaMap, resource(CONDA_PACKAGES));
             Files.writeString(specFile, JSON.writeValueAsString(spec));
             try {
                 var r = HostCommand.run(List.of("bash", script.toString(), interpreter.prefix().toString(), home.toString(), checkout.toString(),
-                        specFile.toString(), projectVersion == null ? "" : projectVersion), checkout, BUILD_TIMEOUT);
+                        specFile.toString(), projectVersion == null ? "" : projectVersion, setup == null ? "" : setup.toString(), condaMap.toString()),
+                        checkout, BUILD_TIMEOUT);
                 Files.writeString(home.resolve(".build.log"), r.output());
                 if (!r.ok()) {
                     String out = r.output().strip();
-                    throw new Unavailable("the Python " + interpreter.version() + " environment could not be built (exit " + r.exitCode() + ")",
+                    var why = new Unavailable("the Python " + interpreter.version() + " environment could not be built (exit " + r.exitCode() + ")",
                             out.substring(Math.max(0, out.length() - LOG_TAIL)));
+                    FAILED.put(home, new Failure(why, System.nanoTime()));
+                    throw why;
                 }
                 Files.writeString(home.resolve(".complete"), JSON.writeValueAsString(spec) + "\n");
+                FAILED.remove(home);
             } finally {
                 Files.deleteIfExists(script);
                 Files.deleteIfExists(specFile);
+                Files.deleteIfExists(condaMap);
             }
         }
     }
@@ -254,6 +292,15 @@ public final class PythonEnvironments {
         return blobs;
     }
 
+    /** How conda package names become PyPI's, for environment.yml specs (the build reads it). */
+    static final String CONDA_PACKAGES = "conda-packages.json";
+
+    private static byte[] resource(String name) throws IOException {
+        try (InputStream in = PythonEnvironments.class.getResourceAsStream(name)) {
+            return in.readAllBytes();
+        }
+    }
+
     /** Git's object id of a blob: SHA-1 of {@code "blob <size>\0"} and the bytes. */
     static String blobId(byte[] content) {
         try {
@@ -273,11 +320,15 @@ public final class PythonEnvironments {
         try {
             var sha = MessageDigest.getInstance("SHA-256");
             sha.update((interpreter.version() + "\n" + JSON.writeValueAsString(spec) + "\n").getBytes(StandardCharsets.UTF_8));
-            try (InputStream in = PythonEnvironments.class.getResourceAsStream("build-python-env.sh")) {
-                sha.update(in.readAllBytes());
-            }
+            sha.update(resource("build-python-env.sh"));
+            sha.update(resource(CONDA_PACKAGES));
             for (String f : SETUP_FILES) {
                 sha.update((f + " " + setupBlobs.getOrDefault(f, "-") + "\n").getBytes(StandardCharsets.UTF_8));
+            }
+            for (var e : setupBlobs.entrySet()) { // the requirements or environment files at the setup commit
+                if (e.getKey().startsWith(SetupFiles.PREFIX)) {
+                    sha.update((e.getKey() + " " + e.getValue() + "\n").getBytes(StandardCharsets.UTF_8));
+                }
             }
             return HexFormat.of().formatHex(sha.digest()).substring(0, 16);
         } catch (NoSuchAlgorithmException e) {

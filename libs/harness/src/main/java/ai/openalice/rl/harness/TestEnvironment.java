@@ -1,7 +1,10 @@
 package ai.openalice.rl.harness;
 
+import ai.openalice.rl.sandbox.ExecResult;
+import ai.openalice.rl.sandbox.Sandbox;
 import ai.openalice.rl.sandbox.SandboxSpec;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -14,8 +17,10 @@ import java.util.Map;
  * ({@code /npm-cache}) — for the verifier's test runs and for the agent's, so that the agent can
  * run the tests it will be judged by.
  */
-public record TestEnvironment(Map<String, String> env, List<SandboxSpec.ReadOnlyMount> mounts) {
+public record TestEnvironment(Map<String, String> env, List<SandboxSpec.ReadOnlyMount> mounts, String workspaceEdits) {
     static final String NPM_CACHE = "/tmp/npm-cache";
+    /** Where pip installs the task's project in the sandbox: the user site, under the sandbox's private /tmp. */
+    static final String USER_BASE = "/tmp/.local";
     private static final String SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
     public TestEnvironment {
@@ -53,13 +58,13 @@ public record TestEnvironment(Map<String, String> env, List<SandboxSpec.ReadOnly
             env.putAll(Map.of("npm_config_cache", NPM_CACHE, "npm_config_offline", "true", "npm_config_audit", "false",
                     "npm_config_fund", "false", "npm_config_update_notifier", "false"));
         }
-        return new TestEnvironment(env, mounts);
+        return new TestEnvironment(env, mounts, null);
     }
 
     /**
      * This environment with {@code python}'s (null: none) mounted read-only where it was built,
      * its interpreter first on {@code PATH} and its shared library found; pip installs into the
-     * user site under the sandbox's {@code HOME} ({@code /tmp/.local}, its scripts next on
+     * user site ({@code PYTHONUSERBASE=/tmp/.local}, not found through {@code HOME}: its scripts next on
      * {@code PATH}), offline and without build isolation (what a build needs is in the environment);
      * a project that takes its version from git tags (setuptools-scm) gets the task's.
      */
@@ -69,16 +74,39 @@ public record TestEnvironment(Map<String, String> env, List<SandboxSpec.ReadOnly
         }
         var e = new HashMap<>(env);
         String home = python.home().toString();
-        e.put("PATH", "/tmp/.local/bin:" + home + "/bin:" + env.getOrDefault("PATH", SYSTEM_PATH));
+        e.put("PATH", USER_BASE + "/bin:" + home + "/bin:" + env.getOrDefault("PATH", SYSTEM_PATH));
         e.put("LD_LIBRARY_PATH", home + "/lib");
         e.putAll(Map.of("PIP_USER", "1", "PIP_NO_INDEX", "1", "PIP_NO_BUILD_ISOLATION", "0", "PIP_DISABLE_PIP_VERSION_CHECK", "1"));
+        // The user site by name rather than through HOME: test suites that run Python in a
+        // subprocess with HOME moved (pytest's own testdir does) still find the installed project.
+        e.put("PYTHONUSERBASE", USER_BASE);
         if (python.projectVersion() != null) { // the workspace has no release tags for setuptools-scm to read
             e.put("SETUPTOOLS_SCM_PRETEND_VERSION", python.projectVersion());
         }
         var m = new ArrayList<>(mounts);
         m.add(new SandboxSpec.ReadOnlyMount(python.home(), home));
-        return new TestEnvironment(e, m);
+        return new TestEnvironment(e, m, python.workspaceEdits());
     }
+
+    /**
+     * Commits in {@code sandbox}'s fresh workspace what the environment's set-up changed in the
+     * repository ({@link PythonEnvironments.Built#workspaceEdits}), as SWE-bench's images hold their
+     * {@code pre_install} edits: the tests run with them, and a diff of the workspace shows only what
+     * was done after. Null when done (or nothing to do), else why it could not be.
+     */
+    public String commitWorkspaceEdits(Sandbox sandbox) {
+        if (workspaceEdits == null) {
+            return null;
+        }
+        sandbox.writeFile(EDITS, workspaceEdits.endsWith("\n") ? workspaceEdits : workspaceEdits + "\n");
+        ExecResult r = sandbox.exec("git apply --whitespace=nowarn " + EDITS + " 2>&1 && rm -f " + EDITS
+                + " && git add -A && git -c user.name=SWE-bench -c user.email=setup@swebench.config commit -q --no-verify -m SWE-bench 2>&1",
+                Duration.ofMinutes(2));
+        sandbox.exec("rm -f " + EDITS, Duration.ofMinutes(1));
+        return r.ok() ? null : r.stdout().strip();
+    }
+
+    private static final String EDITS = ".alice-rl-setup.patch";
 
     /** {@code spec} with this environment and these mounts. */
     public SandboxSpec applyTo(SandboxSpec spec) {

@@ -4,24 +4,34 @@
 # host's interpreter for the spec's Python, then pip from PyPI. Run by PythonEnvironments on the
 # host (with network), never in a sandbox; sandboxes mount the result read-only at the same path.
 #
-# Usage: build-python-env.sh PREFIX ENV CHECKOUT SPEC_JSON [PROJECT_VERSION]
+# Usage: build-python-env.sh PREFIX ENV CHECKOUT SPEC_JSON [PROJECT_VERSION] [SETUP_DIR] [CONDA_PACKAGES]
 #   PREFIX     the interpreter's installation (its bin/pythonX.Y; pyenv's versions/X.Y.Z)
 #   ENV        where the environment goes (absent or empty; the path it will be mounted at)
-#   CHECKOUT   the repository at the task's base commit (its requirements file, its install)
-#   SPEC_JSON  the task's toolchain.python: version, packages, pip_packages, install (SWE-bench's words),
-#              requirements (where a "requirements.txt" spec's file is: SWE-bench's paths of the repository)
+#   CHECKOUT   the repository at the task's base commit (its install, its pre_install edits)
+#   SPEC_JSON  the task's toolchain.python: version, packages, pip_packages, pre_install, install (SWE-bench's
+#              words), requirements and env_yml (where a "requirements.txt" or "environment.yml" spec's file is:
+#              SWE-bench's paths of the repository)
 #   PROJECT_VERSION  the version a project that reads it from git tags (setuptools-scm) gets: the checkout has no tags
+#   SETUP_DIR  those files as the repository has them at the task's environment_setup_commit, where SWE-bench
+#              reads them (empty or absent: read from CHECKOUT)
+#   CONDA_PACKAGES  how conda's package names become PyPI's (conda-packages.json), for an environment.yml
 set -euo pipefail
-prefix=$1 env=$2 checkout=$3 spec=$4
+prefix=$1 env=$2 checkout=$3 spec=$4 setup=${6:-} conda_map=${7:-}
 [ -z "${5:-}" ] || export SETUPTOOLS_SCM_PRETEND_VERSION=$5
+[ -n "$setup" ] || setup=$checkout
 
 cp -a "$prefix/." "$env/"
 export PATH="$env/bin:$PATH" LD_LIBRARY_PATH="$env/lib" PYTHONNOUSERSITE=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 python=$(ls "$env"/bin/python[0-9].[0-9]* | grep -E 'python[0-9]+\.[0-9]+$' | head -1)
 field() { "$python" -c 'import json,sys; v=json.load(open(sys.argv[1])).get(sys.argv[2]); print("\n".join(v) if isinstance(v, list) else (v or ""))' "$spec" "$1"; }
 
-echo "+ pip, setuptools and wheel: the newest this Python supports (a new conda environment has all three, current)"
-"$python" -m pip install -q --upgrade pip setuptools wheel
+# pip, setuptools and wheel as a new conda environment had them when SWE-bench built its images (2024:
+# pip 24.0, setuptools 69.5, wheel 0.43), or the newest this Python supports below that. It matters:
+# pip from 25.3 installs a setup.py project in editable mode through an import hook instead of a path
+# entry (test suites that look modules up by file path, pylint's, then find none), and setuptools from
+# 81 drops pkg_resources, which older projects import.
+echo "+ pip<24.1, setuptools<70 and wheel<0.44 (a conda environment's, as SWE-bench's images were built)"
+"$python" -m pip install -q --upgrade "pip<24.1" "setuptools<70" "wheel<0.44"
 
 packages=$(field packages)
 case "$packages" in
@@ -29,7 +39,7 @@ case "$packages" in
   requirements.txt)
     # as SWE-bench's get_requirements_by_commit: the first of the spec's requirements files that
     # exists, its -r includes inlined (first), lines starting "-e .", "#" or ".[test" left out
-    "$python" - "$checkout" "$spec" > "$env/.requirements.txt" <<'EOF'
+    "$python" - "$setup" "$spec" > "$env/.requirements.txt" <<'EOF'
 import json, os, sys
 checkout, spec = sys.argv[1], json.load(open(sys.argv[2]))
 paths = spec.get("requirements") or ["requirements.txt"]
@@ -47,11 +57,62 @@ for line in open(os.path.join(checkout, found)).read().split("\n"):
         own.append(line)
 print("\n".join(included + ["\n".join(own)]))
 EOF
-    echo "+ pip install -r (the repository's requirements at its base commit, from $(field requirements | tr '\n' ' '))"
+    echo "+ pip install -r (the repository's requirements at its environment_setup_commit, from $(field requirements | tr '\n' ' '))"
     "$python" -m pip install -q -r "$env/.requirements.txt" ;;
   environment.yml)
-    echo "the spec's packages are a conda environment.yml, which needs conda; this host builds environments with pip only" >&2
-    exit 3 ;;
+    # as SWE-bench's get_environment_yml_by_commit: the first of the spec's files that exists; its conda
+    # packages become PyPI's (conda-packages.json), its pip: section is taken as is; all installed in one
+    # resolution with the spec's pip_packages, so that the pins hold and the rest is what fits them
+    "$python" - "$setup" "$spec" "$conda_map" > "$env/.environment-pip.txt" <<'EOF'
+import json, os, re, sys
+root, spec, mapping = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+paths = spec.get("env_yml") or ["environment.yml"]
+found = next((p for p in paths if os.path.isfile(os.path.join(root, p))), None)
+if found is None:
+    sys.exit(f"none of the environment files {paths} is in the repository at its environment_setup_commit")
+rename = {k.lower(): v for k, v in mapping["rename"].items()}
+skip = {k.lower(): v for k, v in mapping["skip"].items()}
+conda, pip, section, pip_indent = [], [], None, None
+for raw in open(os.path.join(root, found)).read().split("\n"):
+    line = raw.split("#", 1)[0].rstrip()
+    if not line.strip():
+        continue
+    if not line.startswith((" ", "-")):
+        section = line.split(":", 1)[0].strip()
+        continue
+    item = line.strip()
+    if section != "dependencies" or not item.startswith("-"):
+        continue
+    indent, value = len(line) - len(line.lstrip()), item[1:].strip()
+    if value == "pip:":
+        pip_indent = indent
+        continue
+    if pip_indent is not None and indent > pip_indent:
+        pip.append(value)
+        continue
+    pip_indent = None
+    conda.append(value)
+print(f"# {found}: {len(conda)} conda packages, {len(pip)} pip packages")
+out = []
+for dep in conda:
+    m = re.match(r"([A-Za-z0-9_.\-]+)\s*(.*)$", dep)
+    name, version = m.group(1), m.group(2).replace(" ", "")
+    if name.lower() in skip:
+        print(f"# {dep}: left out, {skip[name.lower()]}")
+        continue
+    if version.startswith("=") and not version.startswith("=="):
+        version = "==" + version[1:].split("=")[0] + ".*"
+    targets = rename.get(name.lower(), name).split()
+    if targets != [name]:
+        print(f"# {dep}: PyPI's {' '.join(targets)}")
+    out.append(targets[0] + version)
+    out.extend(targets[1:])
+print("\n".join(out + pip))
+EOF
+    mapfile -t pinned < <(field pip_packages)
+    echo "+ pip install -r (the conda environment file as PyPI's packages) ${pinned[*]}"
+    grep '^#' "$env/.environment-pip.txt" | sed 's/^# /  /'
+    "$python" -m pip install -q -r "$env/.environment-pip.txt" "${pinned[@]}" ;;
   *)
     echo "+ pip install $packages (SWE-bench's conda packages, from PyPI)"
     # shellcheck disable=SC2086 # a space-separated list, as SWE-bench's spec gives it
@@ -64,14 +125,42 @@ if [ "${#pip_packages[@]}" -gt 0 ] && [ -n "${pip_packages[0]}" ]; then
   "$python" -m pip install -q "${pip_packages[@]}"
 fi
 
-# The repository's own install pulls its dependencies from PyPI now, while there is network; the
-# project itself is uninstalled again (sandboxes install it, patched, from their workspace).
 install=$(field install)
-if [ -n "$install" ] && [ ! -e "$checkout/.git" ]; then
-  # setuptools-scm and its kind read the version from git, as they would in the task's workspace
+mapfile -t pre < <(field pre_install)
+if { [ -n "$install" ] || [ -n "${pre[*]}" ]; } && [ ! -e "$checkout/.git" ]; then
+  # setuptools-scm and its kind read the version from git, as they would in the task's workspace; and
+  # what pre_install changes is read as a diff
   git -C "$checkout" init -q && git -C "$checkout" add -A \
     && git -C "$checkout" -c user.name=alice-rl -c user.email=alice-rl@localhost commit -q --no-verify -m "the task's base"
 fi
+
+# SWE-bench's pre_install, before the install as its image runs it: Debian packages must be on this
+# host already (sandboxes see its /usr; dev/stack install adds those of the bundled specs); the other
+# steps run in the checkout, and what they change in it is kept (.pre_install.patch) for the harness to
+# apply and commit in each sandbox's workspace before the patch, as SWE-bench's image holds them committed.
+for step in "${pre[@]}"; do
+  [ -n "$step" ] || continue
+  if [[ $step == *apt-get* ]]; then
+    read -r -a debs <<< "$(sed -n 's/.*apt-get install\( -[a-z-]*\)* //p' <<< "$step")"
+    missing=()
+    for d in "${debs[@]}"; do dpkg-query -W -f='${Status}' "$d" 2>/dev/null | grep -q "ok installed" || missing+=("$d"); done
+    if [ "${#missing[@]}" -gt 0 ]; then
+      echo "the spec's pre_install needs the Debian packages ${missing[*]} on this host: sudo apt-get install -y ${missing[*]} (or dev/stack install)" >&2
+      exit 3
+    fi
+    echo "+ (pre_install) $step: ${debs[*]} on this host"
+  else
+    echo "+ (pre_install) $step"
+    (cd "$checkout" && bash -c "$step")
+  fi
+done
+if [ -n "${pre[*]}" ]; then
+  git -C "$checkout" diff --binary > "$env/.pre_install.patch"
+  echo "+ (pre_install) changed $(git -C "$checkout" diff --name-only | wc -l) files of the repository"
+fi
+
+# The repository's own install pulls its dependencies from PyPI now, while there is network; the
+# project itself is uninstalled again (sandboxes install it, patched, from their workspace).
 if [ -n "$install" ]; then
   echo "+ $install (in the repository at its base commit, for its dependencies)"
   (cd "$checkout" && bash -c "$install")

@@ -144,7 +144,7 @@ class PythonHarnessTest {
                 + " def nothing_like_this(a, b):\n-    return 42\n+    return 43\n";
         Verdict v = harness.verify(task("unittest"), bad);
         assertEquals(VerificationStatus.PATCH_FAILED, v.status());
-        assertTrue(v.reason().contains("git apply and patch --fuzz=3 both failed"), v.reason());
+        assertTrue(v.reason().contains("git apply, git apply --3way and patch --fuzz=5 all failed"), v.reason());
         assertFalse(v.resolved());
     }
 

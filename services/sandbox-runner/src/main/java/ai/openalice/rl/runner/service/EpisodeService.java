@@ -22,6 +22,7 @@ import ai.openalice.rl.events.TrajectoryRef;
 import ai.openalice.rl.harness.HackAttempts;
 import ai.openalice.rl.harness.SandboxReadable;
 import ai.openalice.rl.harness.PythonEnvironments;
+import ai.openalice.rl.harness.TestEnvironment;
 import ai.openalice.rl.model.chat.ChatLayout;
 import ai.openalice.rl.model.tokenizer.Tokenizer;
 import ai.openalice.rl.policy.PolicyException;
@@ -276,8 +277,15 @@ public class EpisodeService {
 
     /** The agent's sandbox: the task's workspace, and what its tests need from the host (Maven, its JDK, its Python environment) as the verifier has it. */
     SandboxSpec agentSpec(RolloutRequested r) {
-        var source = WorkspaceSource.of(r.task().workspace(), config.mirrors().orElse(null));
-        return environment.of(r.task(), source, r.logContext()).applyTo(SandboxSpec.of(source))
+        return agentSpec(r, agentEnvironment(r));
+    }
+
+    private TestEnvironment agentEnvironment(RolloutRequested r) {
+        return environment.of(r.task(), WorkspaceSource.of(r.task().workspace(), config.mirrors().orElse(null)), r.logContext());
+    }
+
+    private SandboxSpec agentSpec(RolloutRequested r, TestEnvironment env) {
+        return env.applyTo(SandboxSpec.of(WorkspaceSource.of(r.task().workspace(), config.mirrors().orElse(null))))
                 .withLabels(Map.of("task", r.taskId(), "rollout", r.rolloutId().toString()));
     }
 
@@ -296,7 +304,12 @@ public class EpisodeService {
         int context = limits.maxContextTokens() == null ? config.maxContextTokens() : Math.min(limits.maxContextTokens(), config.maxContextTokens());
         var cfg = LoopConfig.defaults(limits.maxSteps(), context).withTimeout(Duration.ofSeconds(limits.episodeTimeoutS()))
                 .withSampling(r.sampling().temperature(), r.sampling().topP(), r.sampling().seed(), r.sampling().maxTokensPerTurn());
-        try (Sandbox sandbox = sandboxes.create(agentSpec(r))) {
+        TestEnvironment env = agentEnvironment(r);
+        try (Sandbox sandbox = sandboxes.create(agentSpec(r, env))) {
+            String editsFailed = env.commitWorkspaceEdits(sandbox); // the repository as the tests will see it, its set-up edits committed
+            if (editsFailed != null) {
+                LOG.warnf("%s: the environment's set-up edits do not apply to the workspace (%s); the agent works without them", r.logContext(), editsFailed);
+            }
             var selection = config.testTimeCandidates() < 2 ? null : new TestTimeSelection(config.testTimeCandidates(),
                     config.testTimeBeta(), new RubricStepScorer(URI.create(config.rubricUrl()), r.taskId(), r.ref().taskVersion(),
                             clientToken.supplier()));
