@@ -32,8 +32,9 @@ public final class Bench {
             case "soak-report" -> SoakBench.report(args);
             case "chaos" -> ChaosBench.run(args);
             case "tinker" -> TinkerBench.run(args);
+            case "swebench-verified" -> SweBenchVerifiedBench.run(args);
             default -> {
-                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, rubric, dispatcher, trainer, hf-model, hf-loop, loop, soak, chaos");
+                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, rubric, dispatcher, trainer, hf-model, hf-loop, loop, soak, chaos, tinker, swebench-verified");
                 System.exit(2);
             }
         }

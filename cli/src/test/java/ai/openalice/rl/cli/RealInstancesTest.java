@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -28,12 +29,15 @@ import org.junit.jupiter.api.Test;
  * {@code tasks import --from multi-swe-bench} and verified offline in local sandboxes with the JDK,
  * Maven and npm cache the project provides: the gold patch resolves, the test patch alone does not,
  * and SWE-agent's published predictions for the Java instances get the verdicts published for them.
- * The rows, repositories (shallow git bundles) and predictions are under
- * examples/datasets/multi-swe-bench, with where each came from in its README.
+ * The rows and predictions are read from ../shared/datasets/multi-swe-bench (with where each came from
+ * in its README); the repositories are upstream's, so they are never in the project's history or in
+ * CI: give git mirrors of them ({@code <owner>__<name>}, e.g. made with {@code git clone --bare}) in
+ * the folder {@code ALICE_MIRRORS} names, and this test runs; without it, it is skipped.
  */
 class RealInstancesTest {
     static final ObjectMapper M = new ObjectMapper();
-    static final Path DATA = Path.of("..", "examples", "datasets", "multi-swe-bench").toAbsolutePath().normalize();
+    static final Path DATA = Path.of("..", "..", "shared", "datasets", "multi-swe-bench").toAbsolutePath().normalize();
+    static final String MIRRORS = System.getenv("ALICE_MIRRORS");
     /** Sandbox users must reach everything here: not under a 0700 home or a 0700 clone. */
     static final Path HOME = Path.of("/tmp", "alice-rl-real-instances");
     /** Kept between runs: Maven Central is reached once to fill it, the sandboxes then build offline. */
@@ -48,6 +52,8 @@ class RealInstancesTest {
 
     @BeforeAll
     static void prepare() throws Exception {
+        Assumptions.assumeTrue(MIRRORS != null && Files.isDirectory(DATA) && BASES.keySet().stream().allMatch(m -> Files.isDirectory(Path.of(MIRRORS, m))),
+                "real repositories: set ALICE_MIRRORS to a folder with mirrors of " + BASES.keySet() + ", and have " + DATA);
         run(List.of("rm", "-rf", HOME.toString()), Path.of("/"), Map.of());
         Files.createDirectories(HOME.resolve("mirrors"));
         for (var e : BASES.entrySet()) {
@@ -65,13 +71,10 @@ class RealInstancesTest {
         run(List.of("chmod", "-R", "a+rX", HOME.toString(), M2.toString(), NPM.toString()), Path.of("/"), Map.of());
     }
 
-    /** A bare mirror from the shallow bundle: its one commit is the base, marked as the shallow boundary. */
+    /** A bare copy of the mirror given in ALICE_MIRRORS, where sandbox users can read it. */
     private static void mirror(String name, String base) throws Exception {
-        Path git = HOME.resolve("mirrors").resolve(name);
-        run(List.of("git", "init", "-q", "--bare", git.toString()), HOME, Map.of());
-        Files.writeString(git.resolve("shallow"), base + "\n");
-        run(List.of("git", "-C", git.toString(), "fetch", "-q", DATA.resolve(name + ".bundle").toString(), "main:main"), HOME, Map.of());
-        run(List.of("git", "-C", git.toString(), "symbolic-ref", "HEAD", "refs/heads/main"), HOME, Map.of());
+        run(List.of("git", "clone", "-q", "--bare", Path.of(MIRRORS, name).toString(), HOME.resolve("mirrors").resolve(name).toString()), HOME, Map.of());
+        run(List.of("git", "-C", HOME.resolve("mirrors").resolve(name).toString(), "cat-file", "-e", base + "^{commit}"), HOME, Map.of());
     }
 
     /** Runs the imported task's own test command once on the host, gold and test patches applied, so that its dependencies are cached. */
