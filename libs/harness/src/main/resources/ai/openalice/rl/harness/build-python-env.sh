@@ -23,6 +23,14 @@ prefix=$1 env=$2 checkout=$3 spec=$4 setup=${6:-} conda_map=${7:-}
 cp -a "$prefix/." "$env/"
 export PATH="$env/bin:$PATH" LD_LIBRARY_PATH="$env/lib" PYTHONNOUSERSITE=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 python=$(ls "$env"/bin/python[0-9].[0-9]* | grep -E 'python[0-9]+\.[0-9]+$' | head -1)
+# The host interpreter's own installed packages are not the environment's (a new conda environment
+# has none): they go, with their scripts, whose first line names the host's interpreter and which a
+# sandbox could not run; pip comes back from the interpreter's own bundled copy (ensurepip, offline).
+site=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+[ -n "$site" ] && [ -d "$site" ] && find "$site" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+find "$env/bin" -maxdepth 1 -type f ! -name 'python*' ! -name '2to3*' ! -name 'idle*' ! -name 'pydoc*' -delete
+find "$env/bin" -maxdepth 1 -xtype l -delete
+"$python" -m ensurepip --default-pip >/dev/null
 field() { "$python" -c 'import json,sys; v=json.load(open(sys.argv[1])).get(sys.argv[2]); print("\n".join(v) if isinstance(v, list) else (v or ""))' "$spec" "$1"; }
 
 # pip, setuptools and wheel as a new conda environment had them when SWE-bench built its images (2024:
