@@ -100,7 +100,8 @@ public enum DatasetFormat {
                 task.set("test_report", spec.testReport());
             }
             if (!row.has("toolchain") && spec.toolchain() != null) {
-                task.set("toolchain", SweBenchSpecs.withSetupCommit(spec.toolchain(), row.path("environment_setup_commit").asText(null)));
+                task.set("toolchain", SweBenchSpecs.withNetwork(SweBenchSpecs.withSetupCommit(spec.toolchain(),
+                        row.path("environment_setup_commit").asText(null)), repo));
             }
             task.put("spec", spec.from());
         }

@@ -300,6 +300,31 @@ public final class SweBenchSpecs {
         return toolchain;
     }
 
+    /** alice-rl's table of what repositories' test suites need of a network (sandbox-network.json). */
+    private static final JsonNode NETWORK;
+
+    static {
+        try (InputStream in = SweBenchSpecs.class.getResourceAsStream("/sandbox-network.json")) {
+            NETWORK = DatasetFile.JSON.readTree(in);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * {@code toolchain} with what {@code repo}'s tests need of a network (its {@code unroutable}
+     * networks, from sandbox-network.json); unchanged for a repository the table does not name.
+     */
+    static JsonNode withNetwork(JsonNode toolchain, String repo) {
+        JsonNode unroutable = NETWORK.path("repos").path(repo == null ? "" : repo).path("unroutable");
+        if (!unroutable.isArray()) {
+            return toolchain;
+        }
+        ObjectNode out = toolchain == null || !toolchain.isObject() ? DatasetFile.JSON.createObjectNode() : (ObjectNode) toolchain.deepCopy();
+        out.set("unroutable", unroutable.deepCopy());
+        return out;
+    }
+
     /**
      * {@code toolchain} for a row whose environment files SWE-bench reads at its
      * {@code environment_setup_commit}: that commit, as {@code setup_commit}, where the spec's

@@ -39,7 +39,7 @@ record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, 
             // Stale or planted reports (an agent could commit a passing TEST-*.xml) never count.
             s.exec("shopt -s globstar nullglob; rm -f -- " + glob, Duration.ofMinutes(1));
         }
-        String command = setup == null ? task.testCommand() : setup + "\n" + task.testCommand();
+        String command = UnroutableNetwork.wrap(task.unroutable(), setup == null ? task.testCommand() : setup + "\n" + task.testCommand());
         TestReportParser parser = parser(report);
         ExecResult r = s.exec(command, Duration.ofSeconds(task.limits().testTimeoutS()));
         String output = r.stdout() + "\n" + r.stderr();

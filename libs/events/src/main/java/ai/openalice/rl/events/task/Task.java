@@ -54,6 +54,13 @@ public record Task(
      * The Python environment the task's tests need ({@code toolchain.python}, in SWE-bench's words:
      * {@code version}, {@code packages}, {@code pip_packages}, {@code install}), when it names one.
      */
+    /** The IPv4 networks that swallow connections in the task's test runs ({@code toolchain.unroutable}); empty for none. */
+    public List<String> unroutable() {
+        var out = new java.util.ArrayList<String>();
+        raw.path("toolchain").path("unroutable").forEach(n -> out.add(n.asText()));
+        return out;
+    }
+
     public Optional<JsonNode> pythonToolchain() {
         var v = raw.path("toolchain").path("python");
         return v.isObject() ? Optional.of(v.deepCopy()) : Optional.empty();

@@ -20,8 +20,10 @@ final class ToolchainChecks {
         t.properties().forEach(e -> {
             if (e.getKey().equals("python")) {
                 python(e.getValue(), errors);
+            } else if (e.getKey().equals("unroutable")) {
+                unroutable(e.getValue(), errors);
             } else if (!e.getKey().equals("java")) {
-                errors.add(new FieldError("toolchain." + e.getKey(), Code.UNKNOWN_TYPE, "unknown toolchain (java and python are known)"));
+                errors.add(new FieldError("toolchain." + e.getKey(), Code.UNKNOWN_TYPE, "unknown toolchain (java, python and unroutable are known)"));
             } else if (!e.getValue().asText().matches("[1-9][0-9]?")) {
                 errors.add(new FieldError("toolchain.java", Code.INVALID_VALUE, "must be a Java major version like 8, 11 or 17, got " + e.getValue()));
             }
@@ -56,6 +58,23 @@ final class ToolchainChecks {
         for (String f : List.of("pip_packages", "requirements", "env_yml", "pre_install")) {
             if (p.has(f) && (!p.get(f).isArray() || !allText(p.get(f)))) {
                 errors.add(new FieldError("toolchain.python." + f, Code.WRONG_TYPE, "must be an array of strings"));
+            }
+        }
+    }
+
+    /**
+     * {@code toolchain.unroutable}: IPv4 networks ({@code "10.255.255.0/24"}) that swallow connections
+     * in the sandbox, as unroutable addresses do on a real network: a connection there times out
+     * rather than failing at once (tests of timeouts connect to one).
+     */
+    private static void unroutable(JsonNode u, List<FieldError> errors) {
+        if (!u.isArray() || !allText(u)) {
+            errors.add(new FieldError("toolchain.unroutable", Code.WRONG_TYPE, "must be an array of IPv4 networks like [\"10.255.255.0/24\"]"));
+            return;
+        }
+        for (JsonNode n : u) {
+            if (!n.asText().matches("(\\d{1,3}\\.){3}\\d{1,3}/\\d{1,2}")) {
+                errors.add(new FieldError("toolchain.unroutable", Code.INVALID_VALUE, "must be IPv4 networks like 10.255.255.0/24, got " + n));
             }
         }
     }
