@@ -313,15 +313,19 @@ public final class SweBenchSpecs {
 
     /**
      * {@code toolchain} with what {@code repo}'s tests need of a network (its {@code unroutable}
-     * networks, from sandbox-network.json); unchanged for a repository the table does not name.
+     * networks and {@code stand_ins}, from sandbox-network.json); unchanged for a repository the table does not name.
      */
     static JsonNode withNetwork(JsonNode toolchain, String repo) {
-        JsonNode unroutable = NETWORK.path("repos").path(repo == null ? "" : repo).path("unroutable");
-        if (!unroutable.isArray()) {
+        JsonNode entry = NETWORK.path("repos").path(repo == null ? "" : repo);
+        if (!entry.isObject()) {
             return toolchain;
         }
         ObjectNode out = toolchain == null || !toolchain.isObject() ? DatasetFile.JSON.createObjectNode() : (ObjectNode) toolchain.deepCopy();
-        out.set("unroutable", unroutable.deepCopy());
+        for (String f : List.of("unroutable", "stand_ins")) {
+            if (entry.has(f)) {
+                out.set(f, entry.get(f).deepCopy());
+            }
+        }
         return out;
     }
 

@@ -65,7 +65,13 @@ public final class Harness {
                 return environment(task, start, e.getMessage(), e.logTail());
             }
         }
-        Verdict v = verifyWith(task, patch, jdk, python, start);
+        SandboxNetwork network;
+        try {
+            network = SandboxNetwork.of(task.unroutable(), task.standIns(), options.python());
+        } catch (PythonEnvironments.Unavailable e) {
+            return environment(task, start, e.getMessage(), e.logTail());
+        }
+        Verdict v = verifyWith(task, patch, jdk, python, network, start);
         var used = new ArrayList<String>();
         if (jdk != null) {
             used.add(jdk.describe());
@@ -81,8 +87,8 @@ public final class Harness {
         return verdict(task, VerificationStatus.INFRA_ERROR, Map.of(), List.of(), 0, start, reason, logTail, null, Verdict.Cause.ENVIRONMENT);
     }
 
-    private Verdict verifyWith(Task task, String patch, Toolchains.Choice jdk, PythonEnvironments.Built python, long start) {
-        try (Sandbox s = sandboxes.create(spec(task, jdk, python))) {
+    private Verdict verifyWith(Task task, String patch, Toolchains.Choice jdk, PythonEnvironments.Built python, SandboxNetwork network, long start) {
+        try (Sandbox s = sandboxes.create(network.applyTo(spec(task, jdk, python)))) {
             ExecResult head = s.exec("git rev-parse HEAD", STEP);
             if (!head.ok()) {
                 return infra(task, start, "the task's workspace has no base commit: " + head.stderr().strip());
@@ -110,7 +116,7 @@ public final class Harness {
                 }
             }
             var runs = new ArrayList<Map<String, TestStatus>>();
-            TestRun first = TestRun.execute(s, task, setup());
+            TestRun first = TestRun.execute(s, task, setup(), network);
             if (first.timedOut()) {
                 return verdict(task, VerificationStatus.TIMED_OUT, first.results(), List.of(first.results()), 1, start,
                         "the test command ran past " + task.limits().testTimeoutS() + " s", first.output(), first.exitCode(), Verdict.Cause.TIMEOUT);
@@ -121,7 +127,7 @@ public final class Harness {
             }
             runs.add(first.results());
             for (int i = 0; i < options.rerunFailures() && !resolved(task, combine(task, runs).results()); i++) {
-                TestRun again = TestRun.execute(s, task, setup());
+                TestRun again = TestRun.execute(s, task, setup(), network);
                 if (again.timedOut()) {
                     break;
                 }

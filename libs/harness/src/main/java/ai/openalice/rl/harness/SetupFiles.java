@@ -62,7 +62,7 @@ final class SetupFiles {
         return out;
     }
 
-    /** {@code files} as they are at {@code commit}, unpacked into a folder beside {@code checkout} (removed with it). */
+    /** {@code files} and their neighbours as they are at {@code commit}, unpacked into a folder beside {@code checkout} (removed with it). */
     static Path checkOut(WorkspaceSource.Git g, String commit, List<String> files, Path checkout) throws IOException {
         Path into = checkout.resolveSibling(checkout.getFileName() + ".setup");
         Files.createDirectories(into);
@@ -70,7 +70,11 @@ final class SetupFiles {
         if (!present.isEmpty()) {
             var cmd = new ArrayList<>(List.of("bash", "-c", "git -C \"$0\" archive \"$1\" -- \"${@:3}\" | tar -x -C \"$2\"", g.repo().toString(), commit,
                     into.toString()));
-            cmd.addAll(present);
+            // with what a requirements file's -r lines include: the files beside it (its folder; at the top, the text files there)
+            for (String f : present) {
+                int slash = f.lastIndexOf('/');
+                cmd.addAll(slash > 0 ? List.of(f.substring(0, slash)) : f.endsWith(".txt") ? List.of(f, ":(glob)*.txt") : List.of(f));
+            }
             HostCommand.check(cmd, null, Duration.ofMinutes(2));
         }
         return into;

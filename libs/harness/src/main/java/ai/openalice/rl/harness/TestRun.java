@@ -28,8 +28,8 @@ import java.util.regex.Pattern;
 record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, String output, List<String> refused) {
     private static final Pattern SAFE_GLOB = Pattern.compile("^[A-Za-z0-9_./*?\\-\\[\\]]+$");
 
-    /** Runs the task's test command after {@code setup} (shell lines, null for none) in the same shell. */
-    static TestRun execute(Sandbox s, Task task, String setup) {
+    /** Runs the task's test command after {@code setup} (shell lines, null for none) in the same shell, in {@code network}. */
+    static TestRun execute(Sandbox s, Task task, String setup, SandboxNetwork network) {
         TestReportSpec report = task.testReport();
         String glob = report instanceof TestReportSpec.JunitXml j ? j.path() : null;
         if (glob != null) {
@@ -39,7 +39,7 @@ record TestRun(Map<String, TestStatus> results, int exitCode, boolean timedOut, 
             // Stale or planted reports (an agent could commit a passing TEST-*.xml) never count.
             s.exec("shopt -s globstar nullglob; rm -f -- " + glob, Duration.ofMinutes(1));
         }
-        String command = UnroutableNetwork.wrap(task.unroutable(), setup == null ? task.testCommand() : setup + "\n" + task.testCommand());
+        String command = network.wrap(setup == null ? task.testCommand() : setup + "\n" + task.testCommand());
         TestReportParser parser = parser(report);
         ExecResult r = s.exec(command, Duration.ofSeconds(task.limits().testTimeoutS()));
         String output = r.stdout() + "\n" + r.stderr();

@@ -61,6 +61,13 @@ public record Task(
         return out;
     }
 
+    /** The stand-ins its test runs get on the sandbox's loopback ({@code toolchain.stand_ins}, e.g. httpbin); empty for none. */
+    public List<String> standIns() {
+        var out = new java.util.ArrayList<String>();
+        raw.path("toolchain").path("stand_ins").forEach(n -> out.add(n.asText()));
+        return out;
+    }
+
     public Optional<JsonNode> pythonToolchain() {
         var v = raw.path("toolchain").path("python");
         return v.isObject() ? Optional.of(v.deepCopy()) : Optional.empty();

@@ -22,8 +22,10 @@ final class ToolchainChecks {
                 python(e.getValue(), errors);
             } else if (e.getKey().equals("unroutable")) {
                 unroutable(e.getValue(), errors);
+            } else if (e.getKey().equals("stand_ins")) {
+                standIns(e.getValue(), errors);
             } else if (!e.getKey().equals("java")) {
-                errors.add(new FieldError("toolchain." + e.getKey(), Code.UNKNOWN_TYPE, "unknown toolchain (java, python and unroutable are known)"));
+                errors.add(new FieldError("toolchain." + e.getKey(), Code.UNKNOWN_TYPE, "unknown toolchain (java, python, unroutable and stand_ins are known)"));
             } else if (!e.getValue().asText().matches("[1-9][0-9]?")) {
                 errors.add(new FieldError("toolchain.java", Code.INVALID_VALUE, "must be a Java major version like 8, 11 or 17, got " + e.getValue()));
             }
@@ -75,6 +77,19 @@ final class ToolchainChecks {
         for (JsonNode n : u) {
             if (!n.asText().matches("(\\d{1,3}\\.){3}\\d{1,3}/\\d{1,2}")) {
                 errors.add(new FieldError("toolchain.unroutable", Code.INVALID_VALUE, "must be IPv4 networks like 10.255.255.0/24, got " + n));
+            }
+        }
+    }
+
+    /** {@code toolchain.stand_ins}: what the test run gets on the sandbox's loopback instead of the internet; one is known, {@code httpbin}. */
+    private static void standIns(JsonNode s, List<FieldError> errors) {
+        if (!s.isArray() || !allText(s)) {
+            errors.add(new FieldError("toolchain.stand_ins", Code.WRONG_TYPE, "must be an array of stand-in names like [\"httpbin\"]"));
+            return;
+        }
+        for (JsonNode n : s) {
+            if (!n.asText().equals("httpbin")) {
+                errors.add(new FieldError("toolchain.stand_ins", Code.INVALID_VALUE, "unknown stand-in " + n + " (httpbin is known)"));
             }
         }
     }
