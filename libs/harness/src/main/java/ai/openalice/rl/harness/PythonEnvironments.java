@@ -1,6 +1,7 @@
 package ai.openalice.rl.harness;
 
 import ai.openalice.rl.sandbox.HostCommand;
+import ai.openalice.rl.sandbox.Submodules;
 import ai.openalice.rl.sandbox.WorkspaceSource;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -252,8 +253,11 @@ public final class PythonEnvironments {
     private static Path checkOut(WorkspaceSource source) throws IOException, Unavailable {
         Path into = Files.createTempDirectory("alice-rl-python-env");
         switch (source) {
-            case WorkspaceSource.Git g -> HostCommand.check(List.of("bash", "-c", "git -C \"$0\" archive \"$1\" | tar -x -C \"$2\"", g.repo().toString(),
-                    g.commit(), into.toString()), null, Duration.ofMinutes(5));
+            case WorkspaceSource.Git g -> {
+                HostCommand.check(List.of("bash", "-c", "git -C \"$0\" archive \"$1\" | tar -x -C \"$2\"", g.repo().toString(),
+                        g.commit(), into.toString()), null, Duration.ofMinutes(5));
+                Submodules.fill(g.repo(), g.commit(), into); // as the workspace has them
+            }
             case WorkspaceSource.Dir d -> HostCommand.check(List.of("cp", "-a", d.path() + "/.", into.toString()), null, Duration.ofMinutes(5));
             case WorkspaceSource.Tarball t -> HostCommand.check(List.of("tar", "-xf", t.path().toString(), "-C", into.toString()), null, Duration.ofMinutes(5));
             default -> {

@@ -18,7 +18,8 @@ import java.util.List;
  * network (a test of a connect timeout dials {@code 10.255.255.1} and expects to wait), and
  * {@code toolchain.stand_ins} serve on the sandbox's own loopback what its tests would call on the
  * internet ({@code httpbin}: httpbin.org over HTTP on port 80 and HTTPS on 443, the name resolving
- * to loopback and its certificate trusted through {@code REQUESTS_CA_BUNDLE}). The test command
+ * to loopback, its certificate trusted through {@code REQUESTS_CA_BUNDLE} and added to every CA
+ * bundle a client reads by default). The test command
  * runs in network and mount namespaces of its own, made inside the sandbox by an unprivileged user
  * namespace ({@code unshare}), whose only device is loopback: routes, the hosts file and the
  * stand-ins' ports are set there, then a second user namespace gives the command back the
@@ -95,7 +96,14 @@ record SandboxNetwork(List<String> unroutable, List<Path> httpbin) {
                     .append(" && { LD_LIBRARY_PATH=").append(h).append("/lib ").append(h).append("/bin/python3.11 -I ").append(tls).append("/serve.py ")
                     .append(tls).append("/cert.pem ").append(tls).append("/key.pem > /tmp/.alice-rl-httpbin.log 2>&1 & }")
                     .append(" && for i in $(seq 100); do (: < /dev/tcp/127.0.0.1/443) 2>/dev/null && break; sleep 0.1; done")
-                    .append(" && export REQUESTS_CA_BUNDLE=").append(tls).append("/cert.pem");
+                    .append(" && export REQUESTS_CA_BUNDLE=").append(tls).append("/cert.pem")
+                    // trusted wherever a client looks, as httpbin.org's own certificate is: the system's bundle and every
+                    // cacert.pem of the workspace and the Python environments (requests' own, certifi's), each extended in a
+                    // mount of this namespace only, the files themselves unchanged
+                    .append(" && mkdir -p /tmp/.alice-rl-ca && n=0 && for f in /etc/ssl/certs/ca-certificates.crt")
+                    .append(" $(find . \"$(python -c 'import sys; print(sys.prefix)' 2>/dev/null || echo .)\" -name cacert.pem 2>/dev/null);")
+                    .append(" do [ -f \"$f\" ] || continue; n=$((n+1)); cat \"$f\" ").append(tls).append("/cert.pem > /tmp/.alice-rl-ca/$n.pem")
+                    .append(" && mount --bind /tmp/.alice-rl-ca/$n.pem \"$f\"; done");
         }
         String inner = setUp + " && exec unshare --user --map-user=\"$1\" --map-group=\"$2\" -- bash -c \"$0\"";
         return "if unshare -rnm true 2>/dev/null; then\n"

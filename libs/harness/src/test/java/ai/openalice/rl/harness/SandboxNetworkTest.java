@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * while nothing else is reachable and the tests run under the sandbox's own uid; without the field
  * the same connection fails at once, as it always did in a sandbox. Its {@code stand_ins} serve on
  * the sandbox's loopback: httpbin answers at httpbin.org over HTTP and over HTTPS with a certificate
- * the tests trust through {@code REQUESTS_CA_BUNDLE}.
+ * the tests trust through {@code REQUESTS_CA_BUNDLE} and through the system's bundle, as a client
+ * that names no bundle reads it.
  */
 class SandboxNetworkTest {
     static final String TESTS = "import os, socket, pytest\n\n\ndef dial(host):\n    s = socket.socket()\n    s.settimeout(0.5)\n"
@@ -33,8 +34,9 @@ class SandboxNetworkTest {
             + "def test_not_root():\n    assert os.getuid() != 0 and os.getgid() != 0\n";
     static final String HTTPBIN = "import json, os, ssl, urllib.request\n\n\ndef test_httpbin_over_http_and_https():\n"
             + "    tls = ssl.create_default_context(cafile=os.environ['REQUESTS_CA_BUNDLE'])\n"
-            + "    for url in ['http://httpbin.org/get?a=1', 'https://httpbin.org/get?a=1']:\n"
-            + "        body = json.load(urllib.request.urlopen(url, context=tls if url.startswith('https') else None, timeout=10))\n"
+            + "    for url, context in [('http://httpbin.org/get?a=1', None), ('https://httpbin.org/get?a=1', tls),\n"
+            + "                         ('https://httpbin.org/get?a=1', ssl.create_default_context())]:\n"
+            + "        body = json.load(urllib.request.urlopen(url, context=context, timeout=10))\n"
             + "        assert body['args'] == {'a': '1'}, body\n";
 
     static LocalSandboxProvider provider;

@@ -2,6 +2,7 @@ package ai.openalice.rl.sandbox.local;
 
 import ai.openalice.rl.sandbox.HostCommand;
 import ai.openalice.rl.sandbox.SandboxException;
+import ai.openalice.rl.sandbox.Submodules;
 import ai.openalice.rl.sandbox.WorkspaceSource;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -79,9 +80,12 @@ public final class Templates {
         try {
             Files.createDirectories(tree);
             switch (source) {
-                case WorkspaceSource.Git g -> HostCommand.check(List.of("bash", "-c",
-                        "set -o pipefail; git -C \"$1\" archive --format=tar \"$2\" | tar -x -C \"$3\"", "bash",
-                        g.repo().toString(), g.commit(), tree.toString()), null, HELPER_TIMEOUT);
+                case WorkspaceSource.Git g -> {
+                    HostCommand.check(List.of("bash", "-c",
+                            "set -o pipefail; git -C \"$1\" archive --format=tar \"$2\" | tar -x -C \"$3\"", "bash",
+                            g.repo().toString(), g.commit(), tree.toString()), null, HELPER_TIMEOUT);
+                    Submodules.fill(g.repo(), g.commit(), tree);
+                }
                 case WorkspaceSource.Dir d -> copyTree(d.path(), tree);
                 case WorkspaceSource.Tarball t -> HostCommand.check(List.of("tar", "-xf", t.path().toString(), "-C", tree.toString()),
                         null, HELPER_TIMEOUT);
@@ -155,7 +159,9 @@ public final class Templates {
             case WorkspaceSource.Git g -> {
                 String sha = HostCommand.check(List.of("git", "-C", g.repo().toString(), "rev-parse", "--verify", "-q", g.commit() + "^{commit}"),
                         null, HELPER_TIMEOUT).strip();
-                yield "git|" + g.repo().toRealPath() + "|" + sha;
+                var filled = new StringBuilder(); // a submodule's mirror added later makes another template
+                Submodules.of(g.repo(), sha).forEach(l -> filled.append('|').append(l.path()).append('@').append(l.commit()).append(l.mirror() != null));
+                yield "git|" + g.repo().toRealPath() + "|" + sha + filled;
             }
             case WorkspaceSource.Dir d -> "dir|" + d.path().toRealPath() + "|" + fingerprint(d.path());
             case WorkspaceSource.Tarball t -> {
