@@ -326,6 +326,7 @@ public final class PythonEnvironments {
             sha.update((interpreter.version() + "\n" + JSON.writeValueAsString(spec) + "\n").getBytes(StandardCharsets.UTF_8));
             sha.update(resource("build-python-env.sh"));
             sha.update(resource(CONDA_PACKAGES));
+            sha.update(SetupFiles.RECIPE.getBytes(StandardCharsets.UTF_8));
             for (String f : SETUP_FILES) {
                 sha.update((f + " " + setupBlobs.getOrDefault(f, "-") + "\n").getBytes(StandardCharsets.UTF_8));
             }

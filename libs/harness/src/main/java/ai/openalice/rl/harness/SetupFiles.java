@@ -18,6 +18,8 @@ import java.util.TreeMap;
  * ({@code toolchain.python.setup_commit}), not at its base.
  */
 final class SetupFiles {
+    /** What the build is given of them, in words: part of every environment's key, changed when this changes. */
+    static final String RECIPE = "setup files at the setup commit, with their folder (or, at the top, its text files)\n";
     /** How their blob ids are keyed among the environment's set-up blobs. */
     static final String PREFIX = "setup:";
 
