@@ -36,7 +36,7 @@ import java.util.regex.Pattern;
  * verification per worker ({@code --jobs}, default the machine's cores), and compares each
  * prediction's verdict — resolved, and every listed test's heading — with the run's official
  * {@code report.json}. Resumable: each verdict is appended to {@code results.jsonl} in the output
- * folder and not run again (an infrastructure error is). Prints and writes ({@code table.md}) a table
+ * folder and not run again (an infrastructure error is; {@code --report yes} runs nothing). Prints and writes ({@code table.md}) a table
  * per repository and every miss with its reason; {@link SweBenchVerifiedTable} does the counting.
  */
 final class SweBenchVerifiedBench {
@@ -55,7 +55,7 @@ final class SweBenchVerifiedBench {
         Map<String, String> opts = options(args);
         if (!opts.containsKey("--mirrors")) {
             System.err.println("usage: bench/run swebench-verified --mirrors DIR [--dataset test.parquet] [--predictions FILE --reports FILE]"
-                    + " [--out DIR] [--jobs N] [--python-envs DIR] [--only REGEX]");
+                    + " [--out DIR] [--jobs N] [--python-envs DIR] [--only REGEX] [--report yes]");
             System.exit(2);
         }
         Path mirrors = Path.of(opts.get("--mirrors")).toAbsolutePath();
@@ -101,6 +101,9 @@ final class SweBenchVerifiedBench {
                     todo.add(new Job(t, kind, patch));
                 }
             }
+        }
+        if (opts.containsKey("--report")) { // the table of what results.jsonl holds, nothing run
+            todo.clear();
         }
         // one environment at a time as far as the workers allow: jobs of one repository version together
         todo.sort(Comparator.comparing((Job j) -> j.task().repo()).thenComparing(j -> String.valueOf(j.task().version()))
