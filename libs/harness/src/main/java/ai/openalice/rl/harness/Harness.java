@@ -89,15 +89,17 @@ public final class Harness {
 
     private Verdict verifyWith(Task task, String patch, Toolchains.Choice jdk, PythonEnvironments.Built python, SandboxNetwork network, long start) {
         try (Sandbox s = sandboxes.create(network.applyTo(spec(task, jdk, python)))) {
+            String editsFailed = environmentOf(jdk, python).commitWorkspaceEdits(s);
+            if (editsFailed != null) {
+                return environment(task, start, "what the environment's pre_install changed does not apply to the workspace: " + editsFailed, "");
+            }
+            // the base the test and configuration files are reset to: with the set-up edits, as SWE-bench's image holds them
+            // (its tox.ini with -rA, which a protected file reset to the bare base would lose)
             ExecResult head = s.exec("git rev-parse HEAD", STEP);
             if (!head.ok()) {
                 return infra(task, start, "the task's workspace has no base commit: " + head.stderr().strip());
             }
             String base = head.stdout().strip();
-            String editsFailed = environmentOf(jdk, python).commitWorkspaceEdits(s);
-            if (editsFailed != null) {
-                return environment(task, start, "what the environment's pre_install changed does not apply to the workspace: " + editsFailed, "");
-            }
             Set<String> candidatePaths = PatchPaths.of(patch);
             if (patch != null && !patch.isBlank()) {
                 String failure = apply(s, patch, true);

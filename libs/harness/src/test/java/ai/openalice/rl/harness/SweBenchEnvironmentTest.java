@@ -31,12 +31,15 @@ class SweBenchEnvironmentTest {
     static final String ENV_YML = "name: calc-tests\nchannels:\n  - conda-forge\ndependencies:\n  - python=3.11\n  - pip\n  - hdf5 # a C library\n"
             + "  - dask-core\n  - iniconfig=2.0\n  - pip:\n    - pluggy==1.5.0\n";
     static final String SETTINGS = "ANSWER = 41  # pre_install makes it 42\n";
+    /** A file the harness resets after the patch (a test runner's configuration), which pre_install edits too. */
+    static final String TOX = "[testenv]\ncommands = pytest {posargs}\n";
     static final String CALC = "from calc.settings import ANSWER\n\n\ndef add(a, b):\n    return a - b\n";
     static final String PYPROJECT = "[build-system]\nrequires = [\"flit_core>=3.2,<4\"]\nbuild-backend = \"flit_core.buildapi\"\n\n"
             + "[project]\nname = \"calc\"\nversion = \"0.1.0\"\ndescription = \"adds\"\n";
     static final String TEST = "import os, subprocess, sys\n\nfrom calc import add, ANSWER\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
             + "def test_set_up_as_swe_bench_does():\n    from importlib.metadata import version\n    import dask\n"
             + "    assert version('iniconfig').startswith('2.0.')\n    assert version('pluggy') == '1.5.0'\n    assert ANSWER == 42\n\n\n"
+            + "def test_tox_ini_as_set_up():\n    assert 'pytest -rA {posargs}' in open('tox.ini').read()\n\n\n"
             + "def test_found_with_home_moved(tmp_path):\n    env = dict(os.environ, HOME=str(tmp_path))\n"
             + "    subprocess.run([sys.executable, '-c', 'import calc'], env=env, check=True)\n";
 
@@ -52,7 +55,7 @@ class SweBenchEnvironmentTest {
         provider = FixtureRepo.sandboxes("swebench-env");
         harness = new Harness(provider, VerifierOptions.defaults().withPython(new PythonEnvironments(root.resolve("envs"), PythonEnvironments.defaultRoots())));
         repo = FixtureRepo.create(root.resolve("repo"), Map.of("pyproject.toml", PYPROJECT, "calc/__init__.py", CALC, "calc/settings.py", SETTINGS,
-                "ci/environment.yml", ENV_YML));
+                "ci/environment.yml", ENV_YML, "tox.ini", TOX));
         HostCommand.check(List.of("chmod", "-R", "a+rX", root.toString()), null, Duration.ofSeconds(10));
     }
 
@@ -68,9 +71,10 @@ class SweBenchEnvironmentTest {
         node.put("test_command", "set -uxo pipefail\npython -m pip install -e .\npytest -rA -p no:cacheprovider tests/test_calc.py");
         node.put("test_report", Map.of("format", "log", "parser", "pytest-rA"));
         node.put("FAIL_TO_PASS", List.of("tests/test_calc.py::test_add"));
-        node.put("PASS_TO_PASS", List.of("tests/test_calc.py::test_set_up_as_swe_bench_does", "tests/test_calc.py::test_found_with_home_moved"));
+        node.put("PASS_TO_PASS", List.of("tests/test_calc.py::test_set_up_as_swe_bench_does", "tests/test_calc.py::test_found_with_home_moved",
+                "tests/test_calc.py::test_tox_ini_as_set_up"));
         node.put("toolchain", Map.of("python", Map.of("version", "3.11", "packages", "environment.yml", "env_yml", List.of("ci/environment.yml"),
-                "pip_packages", List.of("pytest==8.3.4"), "pre_install", List.of("sed -i 's/ANSWER = 41/ANSWER = 42/' calc/settings.py"),
+                "pip_packages", List.of("pytest==8.3.4"), "pre_install", List.of("sed -i 's/ANSWER = 41/ANSWER = 42/' calc/settings.py", "sed -i 's/pytest/pytest -rA/' tox.ini"),
                 "install", "python -m pip install -e .")));
         return FixtureRepo.parse(node);
     }
@@ -92,7 +96,8 @@ class SweBenchEnvironmentTest {
         assertNull(gold.cause());
 
         // what agents in SWE-bench's images submit: the fix and the set-up edit, both against the base
-        Verdict repeating = harness.verify(task, patch(Map.of("calc/__init__.py", fix, "calc/settings.py", SETTINGS.replace("41", "42"))));
+        Verdict repeating = harness.verify(task, patch(Map.of("calc/__init__.py", fix, "calc/settings.py", SETTINGS.replace("41", "42"),
+                "tox.ini", TOX.replace("pytest", "pytest -rA"))));
         assertEquals(VerificationStatus.RESOLVED, repeating.status(), repeating.reason() + "\n" + repeating.log());
 
         Verdict empty = harness.verify(task, "");
