@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -307,7 +308,7 @@ public final class SweBenchSpecs {
         try (InputStream in = SweBenchSpecs.class.getResourceAsStream("/sandbox-network.json")) {
             NETWORK = DatasetFile.JSON.readTree(in);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 

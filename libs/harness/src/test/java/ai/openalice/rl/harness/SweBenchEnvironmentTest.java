@@ -9,6 +9,8 @@ import ai.openalice.rl.events.VerificationStatus;
 import ai.openalice.rl.events.task.Task;
 import ai.openalice.rl.sandbox.HostCommand;
 import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,8 +84,8 @@ class SweBenchEnvironmentTest {
     private static String patch(Map<String, String> files) {
         try {
             return repo.patch(files);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

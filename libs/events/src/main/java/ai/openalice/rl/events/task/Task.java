@@ -3,6 +3,7 @@ package ai.openalice.rl.events.task;
 import ai.openalice.rl.events.AgentTask;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -56,14 +57,14 @@ public record Task(
      */
     /** The IPv4 networks that swallow connections in the task's test runs ({@code toolchain.unroutable}); empty for none. */
     public List<String> unroutable() {
-        var out = new java.util.ArrayList<String>();
+        var out = new ArrayList<String>();
         raw.path("toolchain").path("unroutable").forEach(n -> out.add(n.asText()));
         return out;
     }
 
     /** The stand-ins its test runs get on the sandbox's loopback ({@code toolchain.stand_ins}, e.g. httpbin); empty for none. */
     public List<String> standIns() {
-        var out = new java.util.ArrayList<String>();
+        var out = new ArrayList<String>();
         raw.path("toolchain").path("stand_ins").forEach(n -> out.add(n.asText()));
         return out;
     }
