@@ -32,20 +32,10 @@ public final class Submodules {
     /** The gitlinks of {@code repo} at {@code commit} and the mirror beside {@code repo} that can fill each. */
     public static List<Link> of(Path repo, String commit) throws IOException {
         var links = new ArrayList<Link>();
-        String tree = HostCommand.check(List.of("git", "-C", repo.toString(), "ls-tree", "-r", commit), null, T);
-        Map<String, String> gitlinks = new LinkedHashMap<>();
-        for (String line : tree.split("\n")) {
-            if (line.startsWith("160000 commit ")) {
-                String[] meta = line.split("\t", 2);
-                gitlinks.put(meta[1], meta[0].split(" ")[2]);
-            }
-        }
-        if (gitlinks.isEmpty()) {
-            return links;
-        }
-        var urls = new LinkedHashMap<String, String>();
+        // .gitmodules first: one small blob, where most repositories have none (this runs for every sandbox's template key)
         var config = HostCommand.run(List.of("git", "-C", repo.toString(), "config", "--blob", commit + ":.gitmodules", "--get-regexp",
                 "^submodule\\..*\\.(path|url)$"), null, T);
+        var urls = new LinkedHashMap<String, String>();
         var paths = new LinkedHashMap<String, String>();
         for (String line : config.output().split("\n")) {
             String[] kv = line.split(" ", 2);
@@ -53,6 +43,18 @@ public final class Submodules {
                 paths.put(kv[0].substring(0, kv[0].length() - 5), kv[1].strip());
             } else if (kv.length == 2 && kv[0].endsWith(".url")) {
                 urls.put(kv[0].substring(0, kv[0].length() - 4), kv[1].strip());
+            }
+        }
+        if (!config.ok() || paths.isEmpty()) {
+            return links;
+        }
+        var listed = new ArrayList<>(List.of("git", "-C", repo.toString(), "ls-tree", commit, "--"));
+        listed.addAll(paths.values());
+        Map<String, String> gitlinks = new LinkedHashMap<>();
+        for (String line : HostCommand.check(listed, null, T).split("\n")) {
+            if (line.startsWith("160000 commit ")) {
+                String[] meta = line.split("\t", 2);
+                gitlinks.put(meta[1], meta[0].split(" ")[2]);
             }
         }
         paths.forEach((name, path) -> {

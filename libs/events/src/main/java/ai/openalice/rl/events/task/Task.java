@@ -57,15 +57,17 @@ public record Task(
      */
     /** The IPv4 networks that swallow connections in the task's test runs ({@code toolchain.unroutable}); empty for none. */
     public List<String> unroutable() {
-        var out = new ArrayList<String>();
-        raw.path("toolchain").path("unroutable").forEach(n -> out.add(n.asText()));
-        return out;
+        return toolchainList("unroutable");
     }
 
     /** The stand-ins its test runs get on the sandbox's loopback ({@code toolchain.stand_ins}, e.g. httpbin); empty for none. */
     public List<String> standIns() {
+        return toolchainList("stand_ins");
+    }
+
+    private List<String> toolchainList(String field) {
         var out = new ArrayList<String>();
-        raw.path("toolchain").path("stand_ins").forEach(n -> out.add(n.asText()));
+        raw.path("toolchain").path(field).forEach(n -> out.add(n.asText()));
         return out;
     }
 
