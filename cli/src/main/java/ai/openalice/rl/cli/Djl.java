@@ -53,11 +53,11 @@ final class Djl {
         Path root = Path.of(System.getProperty("alice.root", "."));
         Path lib = root.resolve("services/trainer/target/quarkus-app/lib/main");
         if (!Files.isDirectory(lib)) {
-            System.err.println("[model] building the trainer's package, which ships PyTorch: ./mvnw -q -B -DskipTests -pl services/trainer -am package");
-            var build = new ProcessBuilder(root.resolve("mvnw").toString(), "-q", "-B", "-DskipTests", "-pl", "services/trainer", "-am", "package")
-                    .directory(root.toFile()).inheritIO();
+            // dev/build: one progress line, Maven's whole output in the log it names
+            var build = new ProcessBuilder(root.resolve("dev/build").toString(), "the trainer's package (it ships PyTorch)",
+                    ".alice-rl/build-trainer.log", "-DskipTests", "-pl", "services/trainer", "-am", "package").directory(root.toFile()).inheritIO();
             if (build.start().waitFor() != 0 || !Files.isDirectory(lib)) {
-                throw new Failed("the trainer's package could not be built (see above)", ModelCommand.FAILED);
+                throw new Failed("the trainer's package could not be built (see above, and .alice-rl/build-trainer.log)", ModelCommand.FAILED);
             }
         }
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", lib + "/*", SCORE,

@@ -67,7 +67,7 @@ class KafkaSaslIT {
     @BeforeAll
     static void startBroker() throws Exception {
         broker = new PrivateBroker("publisher:" + PUBLISHER_PASSWORD + " task-dispatcher:" + DISPATCHER_PASSWORD);
-        broker.start();
+        broker.startWhileStarting(); // a second kafka-start while the first is under way waits for it (dev/stack)
         plainPort = broker.port;
         saslPort = broker.saslPort;
         try (var admin = Admin.create(Map.of("bootstrap.servers", "127.0.0.1:" + plainPort))) { // PLAINTEXT: the test's super user

@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  * restarted between them and resumed the run, its changed mode a tag), FINISHED; the trainer's and the CLI's parameters;
  * per-step metrics from both phases, throughput and the held-out pass@1; the report and a
  * checkpoint's manifest as artifacts; every episode a trace of the run, with its turns as spans. The
- * screenshots are the README's.
+ * screenshots are those of docs/observability.md.
  */
 final class MlflowChecks {
     private static final Pattern RUN_LINK = Pattern.compile("\\[train\\] MLflow: (\\S+)/#/experiments/(\\d+)/runs/([0-9a-f]+)");

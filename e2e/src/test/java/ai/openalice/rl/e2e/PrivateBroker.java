@@ -1,6 +1,7 @@
 package ai.openalice.rl.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -44,6 +45,26 @@ final class PrivateBroker implements AutoCloseable {
         stack("kafka-start");
     }
 
+    /**
+     * Starts the broker with a second {@code kafka-start} issued while the first is still starting it
+     * (its process alive, not listening yet — as a run restarting its broker meets a second command):
+     * the second waits for it and succeeds rather than refusing a broker that is not up yet.
+     */
+    void startWhileStarting() throws Exception {
+        Files.createDirectories(dir);
+        var pb = new ProcessBuilder(ROOT.resolve("dev/stack").toString(), "kafka-start").redirectErrorStream(true);
+        pb.environment().putAll(env);
+        Process first = pb.start();
+        Path pid = dir.resolve("kafka/kafka.pid");
+        for (int i = 0; i < 600 && Files.notExists(pid) && first.isAlive(); i++) {
+            Thread.sleep(100);
+        }
+        String second = stack("kafka-start");
+        String out = new String(first.getInputStream().readAllBytes());
+        assertEquals(0, first.waitFor(), "dev/stack kafka-start: " + out);
+        assertTrue(second.contains("alive but not listening yet; waiting for it") || second.contains("already running"), second);
+    }
+
     void stop() throws Exception {
         stack("kafka-stop");
     }
@@ -53,13 +74,14 @@ final class PrivateBroker implements AutoCloseable {
         stop();
     }
 
-    private void stack(String command) throws Exception {
+    private String stack(String command) throws Exception {
         Files.createDirectories(dir);
         var pb = new ProcessBuilder(ROOT.resolve("dev/stack").toString(), command).redirectErrorStream(true);
         pb.environment().putAll(env);
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes());
         assertEquals(0, p.waitFor(), "dev/stack " + command + ": " + out);
+        return out;
     }
 
     static int freePort() throws Exception {

@@ -30,6 +30,9 @@ final class TerminalShot {
                 }
                 lines.add(l.substring("\033[2K".length()));
             }
+            if (lines.size() < 7) {
+                continue; // the final evaluation's three lines: the picture is of training
+            }
             last = lines;
             if (lines.stream().noneMatch(l -> l.matches("\\s*loss\\s+-"))) {
                 withFigures = lines;

@@ -67,8 +67,8 @@ final class Infra implements AutoCloseable {
     /** The run's own broker, on this state folder's port, its data in {@code <state>/stack}. */
     void startKafka() throws Exception {
         kafkaPort = kafkaPort();
+        startedKafka = true; // before it answers: a run stopped while it starts still stops it
         stack("kafka-start");
-        startedKafka = true;
         bootstrap = "127.0.0.1:" + kafkaPort;
     }
 
@@ -151,13 +151,22 @@ final class Infra implements AutoCloseable {
     }
 
     private void stack(String command) throws Exception {
-        var pb = new ProcessBuilder(root.resolve("dev/stack").toString(), command).redirectErrorStream(true);
+        // in a session of its own (as the services are): a terminal's Ctrl-C does not cut a broker's start or stop in half
+        var cmd = new ArrayList<String>();
+        if (Files.isExecutable(Supervisor.SETSID)) {
+            cmd.add(Supervisor.SETSID.toString());
+        }
+        cmd.addAll(List.of(root.resolve("dev/stack").toString(), command));
+        var pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().putAll(Map.of("ALICE_STACK_DIR", state.resolve("stack").toString(), "ALICE_KAFKA_PORT", Integer.toString(kafkaPort),
                 "ALICE_KAFKA_CONTROLLER_PORT", Integer.toString(kafkaPort + 1)));
         Process p = pb.start();
         String text = new String(p.getInputStream().readAllBytes());
         out.print(text);
         out.flush();
+        if (!command.endsWith("-stop")) {
+            CtrlC.check(); // a Ctrl-C while it ran (in a session of its own, it was not cut short)
+        }
         if (p.waitFor() != 0) {
             throw new IllegalStateException("dev/stack " + command + " failed: " + text.strip());
         }
@@ -165,6 +174,7 @@ final class Infra implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
+        Thread.interrupted(); // stopping the broker is not to be cut short by the Ctrl-C that ends the run
         if (startedKafka) {
             stack("kafka-stop");
         }

@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.TreeMap;
 
 /**
  * The live view of a run: every 5 s an update (step, version, rollouts/s, reward, r_exec, held-out
@@ -21,6 +22,8 @@ import java.util.List;
  * ({@code POST /evals} on the dispatcher, K rollouts per held-out task at the current version)
  * every N steps, their results in {@code <state>/probes.jsonl}; once a minute what the run holds
  * ({@link Resources}: memory of each service, database size) in {@code <state>/resources.jsonl}.
+ * With a time limit every phase ends in time for the final evaluation ({@link FinalEvaluation}),
+ * which is shown as it goes and cut at the limit.
  */
 final class Progress {
     private final Supervisor s;
@@ -43,6 +46,16 @@ final class Progress {
     private final Throughput throughput = new Throughput(60_000);
     private final StallWatch stall = new StallWatch();
     private boolean diskPaused;
+    /** The run's time limit (null: none), how long it is, and {@code --final-eval} (null: every held-out task). */
+    private Instant end;
+    private Duration budget;
+    private Integer finalAsked;
+    /** When the running probe started, and the pace the last finished one kept: wall seconds per episode. */
+    private long probeStartedNanos;
+    private Double probeSecondsPerEpisode;
+    private double lastRate;
+    /** The runner's mean episode so far, in seconds (0 before its first). */
+    private double episodeSeconds;
 
     Progress(Supervisor s, Path state, List<String> heldOut, int probeK, Resources resources, TrackedRun tracked, PrintWriter out) {
         this.s = s;
@@ -60,14 +73,40 @@ final class Progress {
     }
 
     /**
-     * Follows the run until the trainer reaches {@code untilStep} or {@code until} passes (0 and
-     * null: forever); probes every {@code probeEvery} steps (0: never).
+     * The run's time limit: it ends at {@code end} (null: no limit), {@code budget} after the phases
+     * began; the final evaluation takes {@code finalAsked} held-out tasks (null: all).
      */
-    void run(long untilStep, Instant until, int probeEvery, String phase) throws Exception {
+    void limit(Instant end, Duration budget, Integer finalAsked) {
+        this.end = end;
+        this.budget = budget;
+        this.finalAsked = finalAsked;
+    }
+
+    /** When the phase under way must stop for the final evaluation to fit: the limit less its reserve; null without a limit. */
+    Instant phaseEnd() {
+        if (end == null) {
+            return null;
+        }
+        int episodes = FinalEvaluation.plan(heldOut, probeK, finalAsked, null, FinalEvaluation.Pace.UNKNOWN).episodes();
+        return end.minus(FinalEvaluation.reserve(episodes, pace(), budget));
+    }
+
+    /** The pace seen so far: the last probe's wall seconds per episode, else the rate rollouts were scored at; the runner's mean episode. */
+    FinalEvaluation.Pace pace() {
+        return new FinalEvaluation.Pace(probeSecondsPerEpisode != null ? probeSecondsPerEpisode : lastRate > 0 ? 1 / lastRate : null, episodeSeconds);
+    }
+
+    /**
+     * Follows the run until the trainer reaches {@code untilStep} (0: no step goal) or the phase
+     * must end for the time limit ({@link #phaseEnd}); probes every {@code probeEvery} steps (0: never).
+     */
+    void run(long untilStep, int probeEvery, String phase) throws Exception {
         var started = Instant.now();
         long fromStep = -1;
         view.newBlock(); // the caller may have printed since the last phase
         while (true) {
+            CtrlC.check();
+            Instant until = phaseEnd();
             for (String restarted : s.restartFailed(5, 3)) {
                 view.note(String.format("[%s] restarted %s; see %s", phase, restarted, state.resolve("logs")));
             }
@@ -155,39 +194,79 @@ final class Progress {
         }
     }
 
-    /** A last probe at the final version, waited for (none without held-out tasks: the dispatcher refuses an empty evaluation). */
-    void finalProbe(Duration wait) throws Exception {
+    /**
+     * The run's last held-out evaluation, at the final version: the tasks {@link FinalEvaluation#plan}
+     * chooses for what is left of the time limit, shown as it goes, recorded in {@code probes.jsonl}
+     * (with {@code "final": true}) when it ends or when the limit comes — then cut, with what was
+     * scored and the reason. Without a limit it is not waited on past {@link FinalEvaluation#UNBOUNDED_WAIT}.
+     */
+    void finalEvaluation() throws Exception {
         if (heldOut.isEmpty()) {
+            return; // the dispatcher refuses an empty evaluation
+        }
+        var started = Instant.now();
+        var plan = FinalEvaluation.plan(heldOut, probeK, finalAsked, end == null ? null : Duration.between(started, end), pace());
+        if (plan.tasks().isEmpty()) {
+            view.note("[final-eval] none (--final-eval off)");
             return;
         }
         long version = EventCodec.mapper().readTree(s.get("trainer", "/status")).path("policyVersion").asLong();
-        if (probeRun != null) {
-            waitProbe(wait);
+        if (lastPass1Version == version && plan.tasks().size() == heldOut.size()) {
+            view.note("[final-eval] the last probe measured v" + version + " already");
+            return;
         }
-        if (lastPass1Version != version) {
-            startProbe(version);
-            waitProbe(wait);
-        }
-        if (newPass1) { // the last result reaches MLflow too, at the step it measured
-            JsonNode trainer = EventCodec.mapper().readTree(s.get("trainer", "/status"));
-            track(trainer, trainer.path("step").asLong(), new LinkedHashMap<>());
-        }
-    }
-
-    private void waitProbe(Duration wait) throws Exception {
-        long deadline = System.nanoTime() + wait.toNanos();
-        while (probeRun != null && System.nanoTime() < deadline) {
-            pollProbe();
+        view.note(String.format("[final-eval] %d held-out task(s) × %d at v%d%s", plan.tasks().size(), plan.k(), version,
+                plan.cut() == null ? "" : " (" + plan.cut() + ")"));
+        String run = EventCodec.mapper().readTree(s.post("task-dispatcher", "/evals", evalBody(plan.tasks(), version))).get("evalRunId").asText();
+        Instant stop = end != null ? end : started.plus(FinalEvaluation.UNBOUNDED_WAIT);
+        while (true) {
+            CtrlC.check();
+            pollProbe(); // a probe still running from RL is recorded if it ends meanwhile
+            JsonNode r = EventCodec.mapper().readTree(s.get("task-dispatcher", "/evals/" + run));
+            int failed = r.path("rolloutsFailed").asInt();
+            int scored = 0;
+            for (JsonNode t : r.path("tasks")) {
+                scored += t.path("n").asInt();
+            }
+            var now = Instant.now();
+            view.show(new StatusView.EvalSnapshot(version, plan.tasks().size(), heldOut.size(), plan.k(), scored, failed,
+                    r.at("/overall/pass@1").isNumber() ? r.at("/overall/pass@1").asDouble() : null, r.at("/overall/tasks").asInt(),
+                    Duration.between(started, now), Duration.between(now, stop)));
+            boolean done = r.path("state").asText().equals("done");
+            if (done || now.isAfter(stop)) {
+                String cut = done ? plan.cut() : String.format("cut at the %s: %d of %d episodes scored", end != null ? "--minutes limit"
+                        : "wait of " + FinalEvaluation.UNBOUNDED_WAIT.toMinutes() + " min", scored, plan.episodes());
+                ObjectNode rec = probeRecord(r, version, plan.k()).put("final", true).put("heldOut", heldOut.size());
+                if (cut != null) {
+                    rec.put("cut", cut);
+                }
+                append("probes.jsonl", rec);
+                lastPass1 = r.at("/overall/pass@1").isNumber() ? r.at("/overall/pass@1").asDouble() : null;
+                lastCi = rec.path("pass1Ci95").isNumber() ? rec.get("pass1Ci95").asDouble() : null;
+                lastPass1Version = version;
+                newPass1 = true;
+                if (!done) {
+                    view.note("[final-eval] " + cut);
+                }
+                break;
+            }
             Thread.sleep(3000);
         }
+        JsonNode trainer = EventCodec.mapper().readTree(s.get("trainer", "/status"));
+        track(trainer, trainer.path("step").asLong(), new LinkedHashMap<>()); // the result reaches MLflow too, at the step it measured
+    }
+
+    private String evalBody(List<String> tasks, long version) {
+        var body = EventCodec.mapper().createObjectNode().put("k", probeK).put("policyVersion", version);
+        var ids = body.putArray("taskIds");
+        tasks.forEach(ids::add);
+        return body.toString();
     }
 
     private void startProbe(long version) throws Exception {
-        var body = EventCodec.mapper().createObjectNode().put("k", probeK).put("policyVersion", version);
-        var ids = body.putArray("taskIds");
-        heldOut.forEach(ids::add);
-        probeRun = EventCodec.mapper().readTree(s.post("task-dispatcher", "/evals", body.toString())).get("evalRunId").asText();
+        probeRun = EventCodec.mapper().readTree(s.post("task-dispatcher", "/evals", evalBody(heldOut, version))).get("evalRunId").asText();
         probeVersion = version;
+        probeStartedNanos = System.nanoTime();
     }
 
     private void pollProbe() throws Exception {
@@ -198,19 +277,26 @@ final class Progress {
         if (r.path("state").asText().equals("done")) {
             lastPass1 = r.at("/overall/pass@1").isNumber() ? r.at("/overall/pass@1").asDouble() : null;
             lastPass1Version = probeVersion;
-            ObjectNode rec = EventCodec.mapper().createObjectNode().put("t", System.currentTimeMillis()).put("policyVersion", probeVersion)
-                    .put("k", probeK).put("tasks", r.at("/overall/tasks").asInt());
-            rec.set("overall", r.get("overall"));
-            rec.set("perTask", r.get("tasks"));
-            double[] ci = taskInterval(r.path("tasks"));
-            if (ci != null) {
-                rec.put("pass1TaskMean", ci[0]).put("pass1Ci95", ci[1]);
-            }
-            lastCi = ci == null ? null : ci[1];
+            ObjectNode rec = probeRecord(r, probeVersion, probeK);
+            lastCi = rec.path("pass1Ci95").isNumber() ? rec.get("pass1Ci95").asDouble() : null;
             newPass1 = true;
             append("probes.jsonl", rec);
             probeRun = null;
+            probeSecondsPerEpisode = (System.nanoTime() - probeStartedNanos) / 1e9 / Math.max(1, heldOut.size() * probeK);
         }
+    }
+
+    /** A line of {@code probes.jsonl}: an evaluation's report at {@code version}, with the per-task interval. */
+    private static ObjectNode probeRecord(JsonNode r, long version, int k) {
+        ObjectNode rec = EventCodec.mapper().createObjectNode().put("t", System.currentTimeMillis()).put("policyVersion", version)
+                .put("k", k).put("tasks", r.at("/overall/tasks").asInt());
+        rec.set("overall", r.get("overall"));
+        rec.set("perTask", r.get("tasks"));
+        double[] ci = taskInterval(r.path("tasks"));
+        if (ci != null) {
+            rec.put("pass1TaskMean", ci[0]).put("pass1Ci95", ci[1]);
+        }
+        return rec;
     }
 
     /**
@@ -244,6 +330,7 @@ final class Progress {
         long now = System.currentTimeMillis();
         long scored = scored(trainer, stats);
         double rate = throughput.observe(now, scored);
+        lastRate = rate;
         JsonNode last = trainer.path("last");
         ObjectNode rec = EventCodec.mapper().createObjectNode().put("t", now).put("phase", phase).put("step", step).put("policyVersion", version)
                 .put("rolloutsScored", scored).put("rolloutsPerSecond", rate).put("inFlight", stats.path("inFlight").asLong());
@@ -260,13 +347,17 @@ final class Progress {
         }
         if (runnerMetrics != null) {
             // the runner's counts since it started: episodes, and those with a reward-hack attempt (the report's rate)
-            rec.put("runnerEpisodes", Resources.sum(runnerMetrics, "runner_episodes_total"))
-                    .put("hackRollouts", Resources.sum(runnerMetrics, "runner_rollouts_with_hack_attempts_total"));
+            double episodes = Resources.sum(runnerMetrics, "runner_episodes_total");
+            rec.put("runnerEpisodes", episodes).put("hackRollouts", Resources.sum(runnerMetrics, "runner_rollouts_with_hack_attempts_total"));
+            if (episodes > 0) {
+                episodeSeconds = (Resources.sum(runnerMetrics, "runner_policy_ms_total") + Resources.sum(runnerMetrics, "runner_tool_ms_total")
+                        + Resources.sum(runnerMetrics, "runner_overhead_ms_total")) / episodes / 1000;
+            }
         }
         append("metrics.jsonl", rec);
         track(trainer, step, rate, rec);
         view.show(new StatusView.Snapshot(phase, step, version, rate, num(last, "meanReward"), num(last, "rExecRate"), lastPass1, lastCi,
-                lastPass1Version, num(last, "loss"), last.path("staleness").isObject() ? last.get("staleness").toString() : null, elapsed, remaining));
+                lastPass1Version, num(last, "loss"), staleness(last.path("staleness")), elapsed, remaining));
     }
 
     /** The figures only this process knows, to the trainer's MLflow run ({@code --mlflow}) at the trainer's step. */
@@ -303,6 +394,16 @@ final class Progress {
      */
     static long scored(JsonNode trainerStatus, JsonNode dispatcherStats) {
         return trainerStatus.path("samples").isNumber() ? trainerStatus.get("samples").asLong() : dispatcherStats.at("/rollouts/scored").asLong();
+    }
+
+    /** The trainer's {@code staleness} ({@code {"lag": samples}}) in words; null when it has none. */
+    static String staleness(JsonNode byLag) {
+        if (!byLag.isObject()) {
+            return null;
+        }
+        var m = new TreeMap<Long, Long>();
+        byLag.properties().forEach(e -> m.put(Long.parseLong(e.getKey()), e.getValue().asLong()));
+        return StatusView.staleness(m);
     }
 
     private static Double num(JsonNode n, String f) {

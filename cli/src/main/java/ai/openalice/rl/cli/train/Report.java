@@ -82,6 +82,13 @@ public final class Report {
                     .append(fmt(p.at("/overall/pass@k"))).append("</td></tr>");
         }
         html.append("</table>");
+        for (JsonNode p : probes) {
+            if (p.path("final").asBoolean(false)) {
+                html.append("<p>Final evaluation at v").append(p.path("policyVersion").asLong()).append(": ").append(p.path("tasks").asInt())
+                        .append(" task(s) with a scored episode of ").append(p.path("heldOut").asInt()).append(" held out")
+                        .append(p.hasNonNull("cut") ? "; " + esc(p.get("cut").asText()) : "").append(".</p>");
+            }
+        }
         var resources = read(state.resolve("resources.jsonl"));
         if (!resources.isEmpty()) {
             var held = List.of(lines("Resident memory per process", "minutes since the start", "MiB", resources, "rss"),

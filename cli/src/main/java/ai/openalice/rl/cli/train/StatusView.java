@@ -3,8 +3,11 @@ package ai.openalice.rl.cli.train;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.SortedMap;
 
 /**
  * How a run's progress is shown. On a terminal one status block is redrawn in place (ANSI: back to
@@ -16,6 +19,13 @@ final class StatusView {
     /** One update: what the trainer, the dispatcher and the probes said. Null fields are shown as "-". */
     record Snapshot(String phase, long step, long version, double rolloutsPerSecond, Double reward, Double rExec, Double pass1, Double pass1Ci,
             long pass1Version, Double loss, String staleness, Duration elapsed, Duration remaining) {}
+
+    /**
+     * An update of the final evaluation: the version evaluated, its tasks (of the held-out set) and
+     * rollouts per task, episodes scored and failed of those planned, pass@1 over the tasks scored so far.
+     */
+    record EvalSnapshot(long version, int tasks, int heldOut, int k, int scored, int failed, Double pass1, int tasksScored, Duration elapsed,
+            Duration remaining) {}
 
     private final PrintWriter out;
     private final boolean terminal;
@@ -32,10 +42,17 @@ final class StatusView {
     }
 
     void show(Snapshot s) {
+        print(terminal ? block(s) : List.of(line(s)));
+    }
+
+    void show(EvalSnapshot s) {
+        print(terminal ? evalBlock(s) : List.of(evalLine(s)));
+    }
+
+    private void print(List<String> lines) {
         if (!terminal) {
-            out.println(line(s));
+            lines.forEach(out::println);
         } else {
-            var lines = block(s);
             var text = new StringBuilder();
             if (drawn > 0) {
                 text.append("\033[").append(drawn).append('F'); // to the first line of the block drawn last
@@ -80,8 +97,50 @@ final class StatusView {
                 "  staleness         " + (s.staleness() == null ? "-" : s.staleness()));
     }
 
+    /** The final evaluation's line when not on a terminal. */
+    static String evalLine(EvalSnapshot s) {
+        return String.format(Locale.ROOT, "[final-eval] v%d | %s | pass@1 so far %s | %s", s.version(), episodes(s), evalPass1(s),
+                time(s.elapsed(), s.remaining()));
+    }
+
+    /** The final evaluation's block on a terminal. */
+    static List<String> evalBlock(EvalSnapshot s) {
+        return List.of(String.format(Locale.ROOT, "[final-eval] policy v%d   %s", s.version(), time(s.elapsed(), s.remaining())),
+                "  episodes          " + episodes(s),
+                "  pass@1 so far     " + evalPass1(s));
+    }
+
+    private static String episodes(EvalSnapshot s) {
+        return String.format(Locale.ROOT, "%d of %d episodes scored%s (%d of %d held-out tasks × %d)", s.scored(), s.tasks() * s.k(),
+                s.failed() == 0 ? "" : ", " + s.failed() + " failed", s.tasks(), s.heldOut(), s.k());
+    }
+
+    private static String evalPass1(EvalSnapshot s) {
+        return s.pass1() == null ? "-" : String.format(Locale.ROOT, "%.3f over %d task%s", s.pass1(), s.tasksScored(), s.tasksScored() == 1 ? "" : "s");
+    }
+
+    /**
+     * The trainer's last batch by how many versions behind the policy its samples were drawn
+     * ({@code lag → samples}), in words: "6 samples current", "4 samples current, 2 samples 1 version old".
+     */
+    static String staleness(SortedMap<Long, Long> samplesByLag) {
+        if (samplesByLag.isEmpty()) {
+            return "-";
+        }
+        var parts = new ArrayList<String>();
+        for (Map.Entry<Long, Long> e : samplesByLag.entrySet()) {
+            String n = e.getValue() + (e.getValue() == 1 ? " sample " : " samples ");
+            parts.add(n + (e.getKey() == 0 ? "current" : e.getKey() + (e.getKey() == 1 ? " version old" : " versions old")));
+        }
+        return String.join(", ", parts);
+    }
+
     private static String time(Snapshot s) {
-        return "elapsed " + clock(s.elapsed()) + (s.remaining() == null ? "" : ", remaining " + clock(s.remaining()));
+        return time(s.elapsed(), s.remaining());
+    }
+
+    private static String time(Duration elapsed, Duration remaining) {
+        return "elapsed " + clock(elapsed) + (remaining == null ? "" : ", remaining " + clock(remaining));
     }
 
     private static String pass1(Snapshot s) {

@@ -14,7 +14,6 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -119,6 +118,9 @@ public final class Supervisor implements AutoCloseable {
         return root.resolve("services").resolve(service).resolve("target/quarkus-app/quarkus-run.jar");
     }
 
+    /** util-linux's {@code setsid}: it makes a new session and executes the command in place (the process is the service's JVM). */
+    static final Path SETSID = Path.of("/usr/bin/setsid");
+
     /** Starts (or restarts, on the same port) a service with extra {@code -D} settings. */
     public synchronized void start(String service, List<String> settings) throws Exception {
         start(service, settings, Map.of());
@@ -134,7 +136,11 @@ public final class Supervisor implements AutoCloseable {
         int port = first ? freePort(ports.values()) : ports.get(service);
         ports.put(service, port);
         Files.createDirectories(logs);
-        var cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m", "-XX:+UseSerialGC",
+        var cmd = new ArrayList<String>();
+        if (Files.isExecutable(SETSID)) { // a session of its own: a terminal's Ctrl-C reaches the run, which stops the services in order
+            cmd.add(SETSID.toString());
+        }
+        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m", "-XX:+UseSerialGC",
                 "-Dquarkus.http.port=" + port, "-Dquarkus.http.host=" + HOST));
         cmd.addAll(common);
         cmd.addAll(settings);
@@ -188,25 +194,48 @@ public final class Supervisor implements AutoCloseable {
         return r.body();
     }
 
-    /** Waits until every running service answers ready; names the one that died or never came up, with its log. */
+    /** Restarts a service that exits while starting gets, as one that dies later does ({@code alice-rl train}'s limit). */
+    static final int START_RESTARTS = 5;
+
+    /**
+     * Waits until every running service answers ready. One that exits while starting (on a busy
+     * machine Flyway may not get a database connection in time, and the service gives up) is started
+     * again, a line on standard error saying so, up to {@link #START_RESTARTS} times, counted with the
+     * restarts {@link #restartFailed} makes; names the one that never came up, with its log.
+     */
     public void awaitReady(Duration wait) throws Exception {
         long deadline = System.nanoTime() + wait.toNanos();
-        for (var e : processes.entrySet()) {
+        for (String name : new ArrayList<>(processes.keySet())) {
             while (true) {
-                if (!e.getValue().isAlive()) {
-                    throw new IllegalStateException(e.getKey() + " exited with status " + e.getValue().exitValue() + "; see " + logs.resolve(e.getKey() + ".log"));
+                CtrlC.check();
+                Process p = processes.get(name);
+                if (!p.isAlive()) {
+                    restartWhileStarting(name, p.exitValue());
+                    continue;
                 }
                 try {
-                    get(e.getKey(), "/q/health/ready");
+                    get(name, "/q/health/ready");
                     break;
                 } catch (Exception notYet) {
                     if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException(e.getKey() + " not ready after " + wait.toSeconds() + " s; see " + logs.resolve(e.getKey() + ".log"));
+                        throw new IllegalStateException(name + " not ready after " + wait.toSeconds() + " s; see " + logs.resolve(name + ".log"));
                     }
                     Thread.sleep(500);
                 }
             }
         }
+    }
+
+    private synchronized void restartWhileStarting(String name, int status) throws Exception {
+        int n = restarts.merge(name, 1, Integer::sum);
+        if (n > START_RESTARTS) {
+            throw new IllegalStateException(name + " exited with status " + status + " while starting, after " + START_RESTARTS + " restarts; see "
+                    + logs.resolve(name + ".log"));
+        }
+        System.err.println("[train] " + name + " exited with status " + status + " while starting; starting it again (restart " + n + "/"
+                + START_RESTARTS + "; see " + logs.resolve(name + ".log") + ")");
+        Thread.sleep(1000L * n); // what it waited for (the database, the broker) gets a moment longer each time
+        start(name, settings.get(name), environments.get(name));
     }
 
     /**
@@ -285,6 +314,30 @@ public final class Supervisor implements AutoCloseable {
         return status / 100 == 2 ? notLive.merge(name, 0, (a, b) -> 0) : notLive.merge(name, 1, Integer::sum);
     }
 
+    private void stopTogether(List<String> names, Duration wait) {
+        names.forEach(n -> processes.get(n).destroy());
+        long deadline = System.nanoTime() + wait.toNanos();
+        for (String s : names) {
+            Process p = processes.remove(s);
+            if (!exitsBy(p, deadline)) {
+                p.destroyForcibly();
+                exitsBy(p, System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+                System.err.println("[train] " + s + " did not stop within " + wait.toSeconds() + " s: killed (what it left is cleared when the run resumes)");
+            }
+        }
+    }
+
+    /** Waits for {@code p} until {@code deadline} (System.nanoTime), whatever interrupts come meanwhile (a Ctrl-C while the run stops). */
+    private static boolean exitsBy(Process p, long deadline) {
+        while (true) {
+            try {
+                return p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException again) {
+                // stopping goes on
+            }
+        }
+    }
+
     public synchronized void stop(String service) throws InterruptedException {
         Process p = processes.remove(service);
         if (p != null) {
@@ -295,16 +348,29 @@ public final class Supervisor implements AutoCloseable {
         }
     }
 
+    /**
+     * Stopped first, and waited for: what hands out and plays episodes. While the others still
+     * answer, the runner's episodes in flight end (the runner gives back its leases and its sandboxes'
+     * mounts), instead of retrying a policy that went away while the runner stopped.
+     */
+    static final List<String> FIRST = List.of("task-dispatcher", "sandbox-runner");
+    /** How long each of the two waves gets to stop before what still runs is killed. */
+    static final Duration FIRST_WAIT = Duration.ofSeconds(20);
+    static final Duration REST_WAIT = Duration.ofSeconds(8);
+
+    /**
+     * Stops every service in two waves ({@link #FIRST}, then the rest), each asked at once (SIGTERM:
+     * Quarkus shuts down gracefully) and what still runs after its wait killed, one line each on
+     * standard error. Not cut short by an interrupt (Ctrl-C interrupts the main thread that then stops the run).
+     */
     @Override
     public synchronized void close() throws InterruptedException {
-        var names = new ArrayList<>(processes.keySet());
-        Collections.reverse(names);
-        for (var p : processes.values()) {
-            p.destroy();
-        }
-        for (String s : names) {
-            stop(s);
-        }
+        Thread.interrupted();
+        var first = new ArrayList<String>();
+        var rest = new ArrayList<String>();
+        processes.keySet().forEach(n -> (FIRST.contains(n) ? first : rest).add(n));
+        stopTogether(first, FIRST_WAIT);
+        stopTogether(rest, REST_WAIT);
         try {
             delete(apps);
         } catch (IOException e) {

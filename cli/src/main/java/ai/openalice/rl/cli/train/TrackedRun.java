@@ -64,8 +64,8 @@ final class TrackedRun {
         return mlflow.toString().replaceAll("/+$", "") + "/#/experiments/" + r.experimentId() + "/runs/" + r.runId();
     }
 
-    /** The report's page and charts as the run's artifacts under {@code report/}, and the run's end: FINISHED, or FAILED. */
-    void finish(Path reportDir, boolean ok) throws IOException, InterruptedException {
+    /** The report's page and charts as the run's artifacts under {@code report/}, and the run's end: FINISHED, FAILED or KILLED (Ctrl-C). */
+    void finish(Path reportDir, String status) throws IOException, InterruptedException {
         if (run == null) {
             return;
         }
@@ -76,7 +76,7 @@ final class TrackedRun {
                 }
             }
         }
-        run.end(ok ? "FINISHED" : "FAILED");
+        run.end(status);
         run.flush(Duration.ofSeconds(60));
         run.close();
     }

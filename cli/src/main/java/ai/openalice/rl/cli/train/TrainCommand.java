@@ -41,8 +41,17 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--steps", defaultValue = "0", description = "Stop after this many RL steps (0: run until Ctrl-C).")
     long steps;
 
-    @Option(names = "--minutes", defaultValue = "0", description = "Stop after this many minutes of RL (0: no time limit).")
+    @Option(names = "--minutes", defaultValue = "0", description = "Time limit in minutes, counted once the services are up: the warm start,"
+            + " RL and the final evaluation fit in it — RL ends early enough to leave the final evaluation its estimated time, and what still"
+            + " does not fit is cut, as the report says (0: no limit).")
     long minutes;
+
+    @Option(names = "--final-eval", paramLabel = "all|off|N", defaultValue = "all", description = "The held-out evaluation at the end: every"
+            + " held-out task (${DEFAULT-VALUE}), none (off), or the first N of them; with --minutes, no more than fit.")
+    String finalEval;
+
+    /** {@code --final-eval} read: null for every held-out task. */
+    private Integer finalTasks;
 
     @Option(names = "--kafka", paramLabel = "HOST:PORT", description = "Use this Kafka instead of starting one.")
     String kafka;
@@ -88,6 +97,22 @@ public final class TrainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        try (var ctrlC = CtrlC.install(spec.commandLine().getErr())) {
+            try {
+                return train(ctrlC);
+            } catch (Exception e) {
+                if (!ctrlC.requested()) {
+                    throw e;
+                }
+                // what Ctrl-C interrupted (a start, a build) says no more than that it stopped
+                spec.commandLine().getErr().println("[train] stopped (Ctrl-C)");
+                spec.commandLine().getErr().flush();
+                return CtrlC.EXIT;
+            }
+        }
+    }
+
+    private int train(CtrlC ctrlC) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Path root = Path.of(System.getProperty("alice.root", ".")).toAbsolutePath().normalize();
@@ -108,7 +133,7 @@ public final class TrainCommand implements Callable<Integer> {
             return 2;
         }
         if (!buildIfStale(root, out, err)) {
-            return 3;
+            return ctrlC.requested() ? CtrlC.EXIT : 3;
         }
         Files.createDirectories(state);
         String unreachable = run.sandbox.equals("local") ? unreachableBySandboxes(state) : null;
@@ -153,19 +178,24 @@ public final class TrainCommand implements Callable<Integer> {
             try (services) {
                 runPhases(services, infra, suite, prepared.dataset(), tracked, out);
             } catch (Exception e) {
-                tracked.finish(null, false);
-                throw e;
+                if (!ctrlC.requested()) {
+                    tracked.finish(null, "FAILED");
+                    throw e;
+                }
             }
             Runtime.getRuntime().removeShutdownHook(onCtrlC);
+            out.println("[train] writing the report");
+            out.flush();
             var report = Report.write(state);
             out.printf("[train] report: %s%n", report);
-            tracked.finish(report.getParent(), true); // after the trainer stopped (it marks the run KILLED when it stops)
+            // after the trainer stopped (it marks the run KILLED when it stops)
+            tracked.finish(report.getParent(), ctrlC.requested() ? "KILLED" : "FINISHED");
             if (tracked.link() != null) {
                 out.printf("[train] MLflow: %s%n", tracked.link());
             }
         }
         out.flush();
-        return 0;
+        return ctrlC.requested() ? CtrlC.EXIT : 0;
     }
 
     /** The run's settings as {@code --mlflow} records them. */
@@ -178,6 +208,7 @@ public final class TrainCommand implements Callable<Integer> {
         p.put("sampler", modelOptions.given() ? modelOptions.sampler : "inference");
         p.put("steps", Long.toString(steps));
         p.put("minutes", Long.toString(minutes));
+        p.put("final_eval", finalEval);
         p.put("warm_start_steps", Long.toString(warmStartSteps));
         p.put("probe_every", Integer.toString(probeEvery));
         p.put("probe_k", Integer.toString(probeK));
@@ -192,10 +223,17 @@ public final class TrainCommand implements Callable<Integer> {
         var heldOutIds = TaskSuite.submit(infra.bootstrap, infra.kafkaClient, suite, dataset);
         var progress = new Progress(services.supervisor(), state, heldOutIds, probeK,
                 new Resources(services.supervisor(), state, infra.jdbcUrl, infra.user, infra.password), tracked, out);
+        progress.limit(minutes > 0 ? Instant.now().plusSeconds(60 * minutes) : null, Duration.ofMinutes(minutes), finalTasks);
         if (warm) {
             out.printf("[train] warm start: %d supervised steps on oracle trajectories%n", warmStartSteps);
-            progress.run(progress.step() + warmStartSteps, null, 0, "sft");
-            Files.writeString(state.resolve(WARM_START_DONE), "step " + warmStartSteps + "\n");
+            long first = progress.step();
+            progress.run(first + warmStartSteps, 0, "sft");
+            long done = progress.step() - first;
+            Files.writeString(state.resolve(WARM_START_DONE), done >= warmStartSteps ? "step " + warmStartSteps + "\n"
+                    : "step " + done + " of " + warmStartSteps + " (the --minutes limit came first)\n");
+            if (done < warmStartSteps) {
+                out.printf("[train] warm start cut by --minutes at %d of %d supervised steps%n", done, warmStartSteps);
+            }
             services.switchToRl();
         }
         if (!Files.exists(state.resolve(WARM_START_DONE))) { // a run again goes on with RL, whatever its options
@@ -204,10 +242,10 @@ public final class TrainCommand implements Callable<Integer> {
         }
         long from = progress.step();
         out.printf("[train] reinforcement learning from step %d%s%s%n", from, steps > 0 ? " for " + steps + " steps" : "",
-                minutes > 0 ? " for at most " + minutes + " min" : steps > 0 ? "" : " until Ctrl-C");
-        progress.run(steps > 0 ? from + steps : 0, minutes > 0 ? Instant.now().plusSeconds(60 * minutes) : null, probeEvery, "rl");
+                minutes > 0 ? " within the " + minutes + "-min limit (ending in time for the final evaluation)" : steps > 0 ? "" : " until Ctrl-C");
+        progress.run(steps > 0 ? from + steps : 0, probeEvery, "rl");
         if (run.oracleRl == null) { // with the oracle's answers mixed in, a probe would measure the oracle, not the policy
-            progress.finalProbe(Duration.ofMinutes(20));
+            progress.finalEvaluation();
         }
     }
 
@@ -216,12 +254,13 @@ public final class TrainCommand implements Callable<Integer> {
         if (!stale(root)) {
             return true;
         }
-        out.println("[train] building the services (missing, or older than the sources): ./mvnw -q -B -DskipTests package ...");
+        out.println("[train] the services' packages are missing or older than the sources: building them");
         out.flush();
-        var build = new ProcessBuilder(root.resolve("mvnw").toString(), "-q", "-B", "-DskipTests", "-pl",
+        // dev/build: one progress line, Maven's whole output in the log it names
+        var build = new ProcessBuilder(root.resolve("dev/build").toString(), "the services", ".alice-rl/build-services.log", "-DskipTests", "-pl",
                 String.join(",", Services.ALL.stream().map(x -> "services/" + x).toList()), "-am", "package").directory(root.toFile()).inheritIO();
         if (build.start().waitFor() != 0) {
-            err.println("the build failed (see above)");
+            err.println("the build failed (see above, and .alice-rl/build-services.log)");
             return false;
         }
         return true;
@@ -232,6 +271,15 @@ public final class TrainCommand implements Callable<Integer> {
         String problem = run.problem();
         if (problem != null) {
             return problem;
+        }
+        try {
+            finalTasks = FinalEvaluation.parse(finalEval);
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+        if (modelOptions.given() && "tinker".equals(modelOptions.learner) && run.initCheckpoint != null) {
+            return "--learner tinker starts a new LoRA adapter over --model's weights on the engine (and resumes from its own checkpoints):"
+                    + " --init-checkpoint is for --learner djl";
         }
         if (kafkaConfig != null && kafka == null) {
             return "--kafka-config is for an external broker: give --kafka too (the run's own broker is PLAINTEXT on loopback)";

@@ -113,4 +113,23 @@ class ModelOptionsTest {
         assertEquals(2, exit, out.toString());
         assertTrue(out.toString().contains("no config.json"), out.toString());
     }
+
+    @Test
+    void optionsThatCannotGoTogetherAreRefusedBeforeAnythingStarts(@TempDir Path tmp) throws Exception {
+        Path m = model(tmp.resolve("m"), "{{ messages }}");
+        Path checkpoint = Files.createDirectories(tmp.resolve("v3"));
+        Files.writeString(checkpoint.resolve("manifest.json"), "{}");
+        var out = new StringWriter();
+        int exit = new CommandLine(new AliceRl()).setOut(new PrintWriter(out)).setErr(new PrintWriter(out)).execute("train", "--state",
+                tmp.resolve("state").toString(), "--model", m.toString(), "--lora-rank", "8", "--learner", "tinker", "--learner-url",
+                "http://127.0.0.1:9", "--init-checkpoint", checkpoint.toString());
+        assertEquals(2, exit, out.toString());
+        assertTrue(out.toString().contains("--init-checkpoint is for --learner djl"), out.toString());
+        var bad = new StringWriter();
+        exit = new CommandLine(new AliceRl()).setOut(new PrintWriter(bad)).setErr(new PrintWriter(bad)).execute("train", "--state",
+                tmp.resolve("state").toString(), "--final-eval", "most");
+        assertEquals(2, exit, bad.toString());
+        assertTrue(bad.toString().contains("--final-eval: 'all', 'off' or a number of held-out tasks >= 0, not 'most'"), bad.toString());
+        assertTrue(Files.notExists(tmp.resolve("state")), "nothing started");
+    }
 }

@@ -59,6 +59,37 @@ class SupervisorTest {
     }
 
     @Test
+    void aServiceThatExitsWhileStartingIsStartedAgainWithinTheRestartLimit() throws Exception {
+        fakeApp();
+        Files.writeString(dir.resolve("fail-starts"), "2");
+        try (var s = new Supervisor(dir.resolve("root"), dir.resolve("state/logs"), List.of())) {
+            s.start("fake", List.of("-Dfake.dir=" + dir));
+            s.awaitReady(Duration.ofSeconds(60));
+            assertEquals(1, Files.readAllLines(dir.resolve("starts")).size(), "ready on its third start");
+            assertEquals(2, s.restarts().get("fake"), "two restarts, counted as later ones are");
+        }
+        Files.writeString(dir.resolve("fail-starts"), Integer.toString(Supervisor.START_RESTARTS + 1));
+        try (var s = new Supervisor(dir.resolve("root"), dir.resolve("state/logs2"), List.of())) {
+            s.start("fake", List.of("-Dfake.dir=" + dir));
+            var e = assertThrows(IllegalStateException.class, () -> s.awaitReady(Duration.ofSeconds(120)));
+            assertTrue(e.getMessage().startsWith("fake exited with status 1 while starting, after 5 restarts"), e.getMessage());
+        }
+    }
+
+    private void fakeApp() throws Exception {
+        Path app = dir.resolve("root/services/fake/target/quarkus-app");
+        Files.createDirectories(app);
+        var manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, FakeService.class.getName());
+        manifest.getMainAttributes().put(Attributes.Name.CLASS_PATH,
+                FakeService.class.getProtectionDomain().getCodeSource().getLocation().toString());
+        try (var jar = new JarOutputStream(Files.newOutputStream(app.resolve("quarkus-run.jar")), manifest)) {
+            jar.flush();
+        }
+    }
+
+    @Test
     void aServiceThatSaysItIsNotLiveIsRestartedAfterThreeChecksInARow() throws Exception {
         Path app = dir.resolve("root/services/fake/target/quarkus-app");
         Files.createDirectories(app);

@@ -10,6 +10,7 @@ import ai.openalice.rl.model.hf.HfConfig;
 import ai.openalice.rl.model.hf.TinyModels;
 import ai.openalice.rl.policy.CompletionRequest;
 import ai.openalice.rl.policy.OrtPolicy;
+import ai.openalice.rl.testkit.ScratchDirs;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -68,7 +69,7 @@ class HfServingTest {
 
     static Path write() {
         try {
-            Path root = Files.createTempDirectory("inference-hf");
+            Path root = ScratchDirs.create("inference-hf");
             var json = TinyModels.config("qwen2").put("vocab_size", 35);
             HfConfig c = HfConfig.of(json, "qwen2");
             var weights = TinyModels.scripted(c, 12, 3, 32, 33, 34, 2);

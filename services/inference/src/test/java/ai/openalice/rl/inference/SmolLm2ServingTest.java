@@ -8,6 +8,7 @@ import ai.openalice.rl.model.hf.DType;
 import ai.openalice.rl.model.hf.HfModel;
 import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
 import ai.openalice.rl.testkit.PythonReference;
+import ai.openalice.rl.testkit.ScratchDirs;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.openai.client.OpenAIClient;
@@ -54,7 +55,7 @@ class SmolLm2ServingTest {
     static Path export() {
         try {
             Path source = PythonReference.smolLm2();
-            Path dir = Files.createTempDirectory("smollm2").resolve("v3");
+            Path dir = ScratchDirs.create("smollm2").resolve("v3");
             HfModel m = HfModel.load(source);
             Checkpoint.saveHf(dir, m.config(), source, m.floats(), null, DType.F32, 3, 0, Map.of(), 0);
             return dir;

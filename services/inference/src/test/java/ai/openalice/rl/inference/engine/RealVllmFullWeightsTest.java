@@ -13,6 +13,7 @@ import ai.openalice.rl.model.hf.HfModel;
 import ai.openalice.rl.model.hf.LoraAdapter;
 import ai.openalice.rl.model.hf.LoraConfig;
 import ai.openalice.rl.testkit.PythonReference;
+import ai.openalice.rl.testkit.ScratchDirs;
 import ai.openalice.rl.testkit.RealVllm;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -85,7 +86,7 @@ class RealVllmFullWeightsTest {
                 b[i] = (float) (0.15 * rnd.nextGaussian());
             }
         });
-        Path dir = Files.createTempDirectory("vllm-full").resolve("v7");
+        Path dir = ScratchDirs.create("vllm-full").resolve("v7");
         Checkpoint.saveHf(dir, m.config(), base, adapter.merge(m.floats()), null, DType.F32, 7, 70, Map.of(), 0, false);
         return dir;
     }
