@@ -93,7 +93,7 @@ public final class CompareCommand implements Callable<Integer> {
             diff.add(other.rate() - e.getValue().rate());
         }
         missing += (int) b.keySet().stream().filter(k -> !a.containsKey(k)).count();
-        return new Result(diff.size(), missing, Progress.taskInterval(ra), Progress.taskInterval(rb), Progress.taskInterval(diff));
+        return new Result(diff.size(), missing, TaskInterval.of(ra), TaskInterval.of(rb), TaskInterval.of(diff));
     }
 
     /** Per-task counts over every episode of the files, in the order tasks first appear. */

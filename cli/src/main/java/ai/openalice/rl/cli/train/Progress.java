@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.TreeMap;
@@ -292,37 +291,11 @@ final class Progress {
                 .put("k", k).put("tasks", r.at("/overall/tasks").asInt());
         rec.set("overall", r.get("overall"));
         rec.set("perTask", r.get("tasks"));
-        double[] ci = taskInterval(r.path("tasks"));
+        double[] ci = TaskInterval.of(r.path("tasks"));
         if (ci != null) {
             rec.put("pass1TaskMean", ci[0]).put("pass1Ci95", ci[1]);
         }
         return rec;
-    }
-
-    /**
-     * Mean of the per-task pass rates and the half-width of its 95% interval with tasks as the
-     * sampling unit (1.96 standard errors of the mean): the k rollouts of one task are not
-     * independent draws of the suite, so the interval does not shrink with k alone. Null with fewer
-     * than two tasks.
-     */
-    static double[] taskInterval(JsonNode tasks) {
-        var rates = new ArrayList<Double>();
-        for (JsonNode t : tasks) {
-            if (t.path("n").asInt() > 0 && t.path("c").isNumber()) {
-                rates.add(t.path("c").asDouble() / t.path("n").asInt());
-            }
-        }
-        return taskInterval(rates);
-    }
-
-    /** The same from the per-task pass rates. */
-    public static double[] taskInterval(List<Double> rates) {
-        if (rates.size() < 2) {
-            return null;
-        }
-        double mean = rates.stream().mapToDouble(Double::doubleValue).average().orElseThrow();
-        double var = rates.stream().mapToDouble(x -> (x - mean) * (x - mean)).sum() / (rates.size() - 1);
-        return new double[] {mean, 1.96 * Math.sqrt(var / rates.size())};
     }
 
     private void record(String phase, long step, long version, JsonNode trainer, JsonNode stats, String runnerMetrics, Duration elapsed,

@@ -163,7 +163,7 @@ public final class RolloutCommand implements Callable<Integer> {
             err.println("infrastructure error: " + e.getMessage());
             return INFRA_ERROR;
         }
-        double[] ci = Progress.taskInterval(rates);
+        double[] ci = TaskInterval.of(rates);
         out.printf("%s: %d tasks x %d episodes, %d resolved; pass@1 %.3f%s%n", policy.name(), picked.size(), k, solved,
                 (double) solved / (picked.size() * (double) k), ci == null ? "" : String.format(" ± %.3f (95%%, tasks as the unit)", ci[1]));
         out.println(habits);
