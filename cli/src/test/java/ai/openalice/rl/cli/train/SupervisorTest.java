@@ -91,16 +91,7 @@ class SupervisorTest {
 
     @Test
     void aServiceThatSaysItIsNotLiveIsRestartedAfterThreeChecksInARow() throws Exception {
-        Path app = dir.resolve("root/services/fake/target/quarkus-app");
-        Files.createDirectories(app);
-        var manifest = new Manifest();
-        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
-        manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, FakeService.class.getName());
-        manifest.getMainAttributes().put(Attributes.Name.CLASS_PATH,
-                FakeService.class.getProtectionDomain().getCodeSource().getLocation().toString());
-        try (var jar = new JarOutputStream(Files.newOutputStream(app.resolve("quarkus-run.jar")), manifest)) {
-            jar.flush();
-        }
+        fakeApp();
         try (var s = new Supervisor(dir.resolve("root"), dir.resolve("state/logs"), List.of())) {
             s.start("fake", List.of("-Dfake.dir=" + dir));
             s.awaitReady(Duration.ofSeconds(60));
