@@ -36,7 +36,11 @@ import org.junit.jupiter.api.Test;
  * the restarted dispatcher sees the cap already used by the groups of the one it replaced.
  */
 class DispatcherRestartIT {
-    static final int TASKS = 3000;
+    /** Published before the kill: enough for A's two groups. */
+    static final int FIRST = 100;
+    /** Published once A has requested its groups; A is killed as soon as it has stored the first of them. */
+    static final int SECOND = 10_000;
+    static final int TASKS = FIRST + SECOND;
     final String suffix = ".it" + UUID.randomUUID().toString().substring(0, 8);
 
     private Process dispatcher(String name) throws Exception {
@@ -70,12 +74,25 @@ class DispatcherRestartIT {
     }
 
     private static void awaitCount(String what, String sql, LongPredicate ok, Duration wait) throws Exception {
+        awaitCount(what, sql, ok, wait, Duration.ofMillis(100));
+    }
+
+    private static void awaitCount(String what, String sql, LongPredicate ok, Duration wait, Duration every) throws Exception {
         long[] n = {-1};
         try {
-            Waits.until(what, wait, () -> ok.test(n[0] = count(sql)));
+            Waits.await(what, wait).pollInterval(every).until(() -> ok.test(n[0] = count(sql)));
         } catch (ConditionTimeoutException e) {
             throw new AssertionError(what + ": last count " + n[0], e);
         }
+    }
+
+    /** Publishes tasks bulk-{@code from} to bulk-{@code to - 1} and waits until the broker has them. */
+    private void publish(KafkaProducer<String, byte[]> p, int from, int to) {
+        for (int i = from; i < to; i++) {
+            var env = Envelope.of(new TaskSubmitted("bulk", DispatcherFixture.task("bulk-" + i, "train", null), false, null));
+            p.send(new ProducerRecord<>(Topic.TASKS_SUBMITTED.topicName() + suffix, env.key(), EventCodec.encode(env)));
+        }
+        p.flush();
     }
 
     @Test
@@ -87,14 +104,19 @@ class DispatcherRestartIT {
         Process b = null;
         try {
             try (var p = new KafkaProducer<String, byte[]>(TestStack.producerProperties())) {
-                for (int i = 0; i < TASKS; i++) {
-                    var env = Envelope.of(new TaskSubmitted("bulk", DispatcherFixture.task("bulk-" + i, "train", null), false, null));
-                    p.send(new ProducerRecord<>(Topic.TASKS_SUBMITTED.topicName() + suffix, env.key(), EventCodec.encode(env)));
-                }
-                p.flush();
+                publish(p, 0, FIRST);
+                awaitCount("dispatcher A requested its two groups", "SELECT count(*) FROM dispatcher.outbox WHERE sent_at IS NOT NULL"
+                        + " AND topic = 'rollouts.requested'", n -> n == 4, Duration.ofSeconds(120));
+                awaitCount("dispatcher A stored the first tasks", "SELECT count(*) FROM dispatcher.tasks", n -> n == FIRST,
+                        Duration.ofSeconds(60));
+                // The kill must land inside the intake whatever the machine's speed (a fast machine once took in a
+                // whole 3,000-task intake before its groups were requested): the second wave is published only
+                // now, and A is killed the moment it has stored any of it — A takes 20 records a poll, so the
+                // 10,000 cannot all be in by then.
+                publish(p, FIRST, TASKS);
+                awaitCount("dispatcher A took in part of the second wave", "SELECT count(*) FROM dispatcher.tasks", n -> n > FIRST,
+                        Duration.ofSeconds(60), Duration.ofMillis(10));
             }
-            awaitCount("dispatcher A requested its two groups", "SELECT count(*) FROM dispatcher.outbox WHERE sent_at IS NOT NULL"
-                    + " AND topic = 'rollouts.requested'", n -> n == 4, Duration.ofSeconds(120));
             a.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
             long storedBeforeKill = count("SELECT count(*) FROM dispatcher.tasks");
             assertTrue(storedBeforeKill < TASKS, "the kill came after the whole intake (" + storedBeforeKill + "): nothing was tested");
