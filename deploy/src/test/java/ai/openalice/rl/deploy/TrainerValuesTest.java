@@ -1,6 +1,7 @@
 package ai.openalice.rl.deploy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,6 +24,11 @@ class TrainerValuesTest {
         var all = Chart.objects(Chart.render(Map.of("services.trainer.learner.kind", "tinker", "services.trainer.learner.tinker.url",
                 "http://skyrl-tinker.training:8000", "services.trainer.learner.tinker.baseModel", "Qwen/Qwen3-8B",
                 "services.trainer.learner.tinker.apiKeySecret.name", "tinker-key", "services.trainer.learner.tinker.runnersSample", "true")));
+        assertEquals("0", env(all, "alice-rl-trainer").get("TRAINER_OPTIM_CLIP_NORM"), "SkyRL's engine cannot clip: trained without");
+        var clipping = env(Chart.objects(Chart.render(Map.of("services.trainer.learner.kind", "tinker", "services.trainer.learner.tinker.url",
+                "http://skyrl-tinker.training:8000", "services.trainer.learner.tinker.engineClipsGradients", "true"))), "alice-rl-trainer");
+        assertEquals("true", clipping.get("TRAINER_TINKER_ENGINE_CLIPS_GRADIENTS"));
+        assertNull(clipping.get("TRAINER_OPTIM_CLIP_NORM"), "trainer.optim.clip-norm as configured, sent as grad_clip_norm");
         var env = env(all, "alice-rl-sandbox-runner");
         assertEquals("tinker", env.get("RUNNER_POLICY"));
         assertEquals("http://skyrl-tinker.training:8000", env.get("RUNNER_TINKER_URL"));

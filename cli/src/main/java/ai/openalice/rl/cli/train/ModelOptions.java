@@ -189,6 +189,7 @@ final class ModelOptions {
                 c.put("trainer.tinker.api-key-file", learnerApiKeyFile.toAbsolutePath());
             }
             c.put("trainer.tinker.base-model", baseModel());
+            c.put("trainer.optim.clip-norm", 0); // SkyRL's engine cannot clip (docs/learners.md); the trainer refuses a clip it would ignore
         }
         return c;
     }

@@ -30,6 +30,7 @@ final class Progress {
     private final List<String> heldOut;
     private final int probeK;
     private final StatusView view;
+    private final TrainerNotes trainerNotes;
     private final Resources resources;
     /** {@code --mlflow}: the figures only this process knows, added to the trainer's MLflow run. */
     private final TrackedRun tracked;
@@ -64,6 +65,7 @@ final class Progress {
         this.heldOut = List.copyOf(heldOut);
         this.probeK = probeK;
         this.view = new StatusView(out, StatusView.stdoutIsTerminal());
+        this.trainerNotes = new TrainerNotes(view);
     }
 
     /** The trainer's step now. */
@@ -134,7 +136,7 @@ final class Progress {
             String runner = runnerMetrics();
             record(phase, step, version, trainer, stats, runner, elapsed, StatusView.remaining(now, until, untilStep, fromStep, step, elapsed));
             watchDisk(phase, runner);
-            watchLearner(phase, trainer.path("learner"));
+            trainerNotes.observe(phase, trainer);
             String stalled = stall.observe(System.currentTimeMillis(), step, trainer.path("dropped"));
             if (stalled != null) {
                 view.note("[" + phase + "] " + stalled);
@@ -156,18 +158,6 @@ final class Progress {
         long every = trainer.path("checkpointEvery").asLong(1);
         long due = untilStep - untilStep % Math.max(1, every);
         return trainer.path("checkpointStep").asLong(due) >= due;
-    }
-
-    private boolean engineAway;
-
-    /** Says on the status line when the trainer's Tinker engine goes away (the trainer waits for it) and when it is back. */
-    private void watchLearner(String phase, JsonNode learner) {
-        boolean away = learner.path("engineAway").asBoolean(false);
-        if (away != engineAway) {
-            view.note(away ? String.format("[%s] the Tinker engine at %s is away (%s): the trainer waits for it, nothing is given up", phase,
-                    learner.path("url").asText(), learner.path("awayReason").asText()) : "[" + phase + "] the Tinker engine is back");
-            engineAway = away;
-        }
     }
 
     /** The runner's Prometheus metrics now; null when it does not answer (busy or restarting: look again next time). */

@@ -68,6 +68,7 @@ class ModelOptionsTest {
         assertEquals(key.toAbsolutePath(), c.get("trainer.tinker.api-key-file"));
         assertEquals("Qwen/Qwen3-8B", c.get("trainer.tinker.base-model"));
         assertEquals(32, c.get("trainer.lora.rank"));
+        assertEquals(0, c.get("trainer.optim.clip-norm"), "SkyRL's engine cannot clip: the run trains without, rather than be refused");
         assertNull(o.runnerConfig().get("runner.policy"), "sampled by the inference service unless --sampler tinker");
         assertEquals("--learner tinker needs --learner-url, the engine's URL", parse("--model", m.toString(), "--lora-rank", "8", "--learner",
                 "tinker").problem());

@@ -176,8 +176,11 @@ public final class TinkerClient implements AutoCloseable {
 
     /** Applies the accumulated gradient with Adam and clears it; returns the engine's metrics (e.g. the gradient norm). */
     public Map<String, Double> optimStep(String modelId, int seqId, AdamParams adam) {
-        Map<String, Object> params = Map.of("learning_rate", adam.learningRate(), "beta1", adam.beta1(), "beta2", adam.beta2(), "eps", adam.eps(),
-                "weight_decay", adam.weightDecay());
+        Map<String, Object> params = new LinkedHashMap<>(Map.of("learning_rate", adam.learningRate(), "beta1", adam.beta1(), "beta2", adam.beta2(),
+                "eps", adam.eps(), "weight_decay", adam.weightDecay()));
+        if (adam.gradClipNorm() > 0) {
+            params.put("grad_clip_norm", adam.gradClipNorm());
+        }
         JsonNode r = http.postJson("/api/v1/optim_step", Map.of("model_id", modelId, "adam_params", params, "seq_id", seqId));
         Map<String, Double> metrics = new LinkedHashMap<>();
         http.futureJson(r.path("request_id").asText()).path("metrics").properties().forEach(e -> metrics.put(e.getKey(), e.getValue().asDouble()));

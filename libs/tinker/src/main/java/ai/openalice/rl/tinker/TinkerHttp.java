@@ -20,12 +20,17 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * The HTTP side of the client: JSON and protobuf posts, the futures loop, and what a status means.
- * A 4xx (but 408) is a refusal naming what was refused ({@link TinkerRejectedException}); a 5xx,
- * a refused or dropped connection or a timeout is the engine being away, waited out with full
- * jitter for as long as it takes (the listener hears when it goes and comes back) — a training
- * step is never given up for an engine restarting. A client made with an outage grace (a sampler
- * in an episode, which has its own retry) stops waiting after it: {@link TinkerUnavailableException}.
+ * The HTTP side of the client: JSON and protobuf posts, the futures loop, and what a status means
+ * ({@link #classify}). A 4xx (but 408 and 429) is a refusal naming what was refused
+ * ({@link TinkerRejectedException}); a 502, 503 or 504, a 429, a refused or dropped connection or a
+ * timeout is the engine being away, waited out with full jitter for as long as it takes (the
+ * listener hears when it goes and comes back) — a training step is never given up for an engine
+ * restarting. Any other 5xx is an error the engine did not explain (SkyRL answers a future that
+ * failed without a readable error with 500 "Unknown error", and will answer it so for ever): tried
+ * {@value #UNEXPLAINED_TRIES} times, as the Tinker SDK's default retries, then a refusal. A
+ * {@code x-should-retry} header, which the Tinker SDK obeys, overrides the status. A client made
+ * with an outage grace (a sampler in an episode, which has its own retry) stops waiting after it:
+ * {@link TinkerUnavailableException}.
  */
 final class TinkerHttp {
     static final String PROTO = "application/x-protobuf";
@@ -34,6 +39,34 @@ final class TinkerHttp {
     private static final Duration FUTURE_WAIT = Duration.ofSeconds(330);
     private static final Duration CALL = Duration.ofSeconds(60);
     private static final Duration DOWNLOAD = Duration.ofMinutes(30);
+    /** Tries of a request the engine fails with a 5xx it does not explain (the Tinker SDK's DEFAULT_MAX_RETRIES is 10). */
+    static final int UNEXPLAINED_TRIES = 10;
+
+    /** What an answer's status means to the caller. */
+    enum Meaning {
+        /** A result (or a 408: the futures loop asks again). */
+        ANSWER,
+        /** Refused: the same request cannot succeed. */
+        REFUSED,
+        /** The engine away or overloaded: waited out. */
+        AWAY,
+        /** An error the engine does not explain: tried a bounded number of times. */
+        UNEXPLAINED
+    }
+
+    /** The meaning of status {@code status} with the answer's {@code x-should-retry} header (null: none). */
+    static Meaning classify(int status, String shouldRetry) {
+        if (status < 300 || status == 408) {
+            return Meaning.ANSWER;
+        }
+        if ("true".equalsIgnoreCase(shouldRetry)) {
+            return status >= 500 ? Meaning.AWAY : Meaning.UNEXPLAINED;
+        }
+        if ("false".equalsIgnoreCase(shouldRetry) || (status < 500 && status != 429)) {
+            return Meaning.REFUSED;
+        }
+        return status == 429 || status == 502 || status == 503 || status == 504 ? Meaning.AWAY : Meaning.UNEXPLAINED;
+    }
 
     private final URI base;
     private final String apiKey;
@@ -122,23 +155,36 @@ final class TinkerHttp {
     private <T> HttpResponse<T> send(String path, HttpRequest request, HttpResponse.BodyHandler<T> handler, Function<T, byte[]> errorBody) {
         Backoff pauses = null;
         long awaySince = 0;
+        int unexplained = 0;
         while (true) {
             String away;
             try {
                 HttpResponse<T> r = http.send(request, handler);
                 int s = r.statusCode();
-                if (s < 300 || s == 408) {
+                Meaning meaning = classify(s, r.headers().firstValue("x-should-retry").orElse(null));
+                if (meaning == Meaning.ANSWER) {
                     if (pauses != null) {
                         listener.engineBack();
                     }
                     return r;
                 }
-                if (s < 500) {
-                    String detail = detail(errorBody.apply(r.body()));
+                String detail = detail(errorBody.apply(r.body()));
+                if (meaning == Meaning.REFUSED) {
+                    if (pauses != null) {
+                        listener.engineBack();
+                    }
                     String message = path + " refused (" + s + "): " + detail;
                     throw TinkerModelLostException.says(detail) ? new TinkerModelLostException(s, message) : new TinkerRejectedException(s, message);
                 }
-                away = path + " answered " + s + ": " + detail(errorBody.apply(r.body()));
+                if (meaning == Meaning.UNEXPLAINED && ++unexplained >= UNEXPLAINED_TRIES) {
+                    if (pauses != null) {
+                        listener.engineBack();
+                    }
+                    throw new TinkerRejectedException(s, path + " failed " + unexplained + " times in a row with " + s + ", which the engine"
+                            + " does not explain: " + detail);
+                }
+                away = path + " answered " + s + (meaning == Meaning.UNEXPLAINED ? " (try " + unexplained + " of " + UNEXPLAINED_TRIES + ")" : "")
+                        + ": " + detail;
             } catch (IOException e) {
                 away = path + ": " + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage());
             } catch (InterruptedException e) {

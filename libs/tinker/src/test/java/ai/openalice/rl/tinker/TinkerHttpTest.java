@@ -71,6 +71,43 @@ class TinkerHttpTest {
     }
 
     @Test
+    void anUnexplained500IsTriedABoundedNumberOfTimesThenRefused() throws IOException {
+        // SkyRL answers a failed future whose error it cannot read with 500 "Unknown error", the same at every retrieve
+        var e = assertThrows(TinkerRejectedException.class, () -> http(serve(500)).postJson("/api/v1/retrieve_future", Map.of()));
+        assertEquals(500, e.status());
+        assertEquals("/api/v1/retrieve_future failed 10 times in a row with 500, which the engine does not explain: status 500", e.getMessage());
+        assertEquals(10, heard.size(), "nine waits, then the listener hears the engine answers again: " + heard);
+        assertEquals("away /api/v1/retrieve_future answered 500 (try 1 of 10): status 500", heard.get(0));
+        assertEquals("back", heard.get(9));
+    }
+
+    @Test
+    void anUnexplained500ThatClearsGivesTheAnswer() throws IOException {
+        var r = http(serve(500, 500, 429, 200)).postJson("/api/v1/optim_step", Map.of());
+        assertEquals(3, r.path("call").asInt());
+        assertEquals(List.of("away /api/v1/optim_step answered 500 (try 1 of 10): status 500", "away /api/v1/optim_step answered 500 (try 2 of 10): status 500",
+                "away /api/v1/optim_step answered 429: status 429", "back"), heard);
+    }
+
+    @Test
+    void whatAStatusMeansFollowsTheTinkerSdksRetryRulesWithSkyRlsRefusals() {
+        // the SDK retries 408, 409, 429 and every 5xx, and obeys x-should-retry; 409 is SkyRL's refusal of a reused sequence
+        // number or of a model not loaded, which no retry mends
+        assertEquals(TinkerHttp.Meaning.ANSWER, TinkerHttp.classify(200, null));
+        assertEquals(TinkerHttp.Meaning.ANSWER, TinkerHttp.classify(408, null));
+        assertEquals(TinkerHttp.Meaning.AWAY, TinkerHttp.classify(429, null));
+        assertEquals(TinkerHttp.Meaning.AWAY, TinkerHttp.classify(503, null));
+        assertEquals(TinkerHttp.Meaning.AWAY, TinkerHttp.classify(502, null));
+        assertEquals(TinkerHttp.Meaning.AWAY, TinkerHttp.classify(504, null));
+        assertEquals(TinkerHttp.Meaning.UNEXPLAINED, TinkerHttp.classify(500, null));
+        assertEquals(TinkerHttp.Meaning.REFUSED, TinkerHttp.classify(400, null));
+        assertEquals(TinkerHttp.Meaning.REFUSED, TinkerHttp.classify(409, null));
+        assertEquals(TinkerHttp.Meaning.REFUSED, TinkerHttp.classify(503, "false"));
+        assertEquals(TinkerHttp.Meaning.AWAY, TinkerHttp.classify(500, "true"));
+        assertEquals(TinkerHttp.Meaning.UNEXPLAINED, TinkerHttp.classify(409, "true"));
+    }
+
+    @Test
     void aRefusalIsNotRetriedAndNamesWhatWasRefused() throws IOException {
         var e = assertThrows(TinkerRejectedException.class, () -> http(serve(404, 200)).postJson("/api/v1/session_heartbeat", Map.of()));
         assertEquals(404, e.status());

@@ -185,4 +185,31 @@ class TinkerRoundTripTest {
         var e = assertThrows(IllegalArgumentException.class, () -> client.downloadSamplerWeights("s3://bucket/x", tmp.resolve("other")));
         assertTrue(e.getMessage().contains("not a tinker:// path"), e.getMessage());
     }
+
+    /**
+     * SkyRL's optim_step does not apply the Tinker API's {@code grad_clip_norm} (its AdamParams have no
+     * such field, and an unknown field is ignored): why the trainer refuses {@code trainer.optim.clip-norm}
+     * on this engine rather than send it. Adam's first step is lr·g/(|g| + eps) per weight: with eps
+     * 1e-3, a gradient clipped to a global norm of 1e-9 would move no weight visibly, one left whole
+     * moves them by about the learning rate. Should a later SkyRL clip, this fails and the refusal can go.
+     */
+    @Test
+    @Order(8)
+    void theEnginesOptimStepIgnoresTheTinkerApisGradClipNorm() {
+        float[] ones = new float[TOKENS.length - 1];
+        Arrays.fill(ones, 1f);
+        float[][] after = new float[2][];
+        for (int i = 0; i < 2; i++) {
+            String m = client.createLoraModel(RealTinker.baseModel(), 4, 9L);
+            client.forwardBackward(m, 1, List.of(Datum.ofSequence(TOKENS, null, null, ones)), LossFn.CROSS_ENTROPY, Map.of());
+            client.optimStep(m, 2, new AdamParams(0.05, 0.9, 0.999, 1e-3, 0, i == 0 ? 0 : 1e-9));
+            after[i] = client.forward(m, 3, List.of(Datum.ofSequence(TOKENS, null, null, null)), LossFn.CROSS_ENTROPY, Map.of()).logprobs(0);
+        }
+        double moved = 0;
+        for (int t = 0; t < before.length; t++) {
+            moved = Math.max(moved, Math.abs(after[0][t] - before[t]));
+        }
+        assertTrue(moved > 1e-3, "the unclipped step moved the log-probabilities: at most " + moved);
+        assertArrayEquals(after[0], after[1], 1e-6f, "grad_clip_norm 1e-9 sent: the same step as without it");
+    }
 }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.openalice.rl.events.Action;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Envelope;
+import ai.openalice.rl.events.ArtifactRef;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.EventPayload;
 import ai.openalice.rl.events.MaskKind;
@@ -30,6 +31,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -225,5 +227,27 @@ class TrainerServiceTest {
                 .atMost(WAIT).iterator().next();
         assertEquals(List.of(17L, 8L, 8L), List.of(ledger.getLong(0), ledger.getLong(1), ledger.getLong(2)),
                 "every row stays; the 8 trained (A, C, F's two, H) with their step and reward");
+
+        // step 3: K's stored trajectory is not the one its event named (another sha256): K is dropped with the reason and the
+        // step goes on with L and M — a trajectory that cannot be trained on is never a step failing for ever
+        UUID k = UUID.randomUUID(), l = UUID.randomUUID(), mm = UUID.randomUUID(), k1 = UUID.randomUUID();
+        var good = scored(k, k1, 2, 2, 1, false);
+        byte[] bytes = EventCodec.mapper().writeValueAsBytes(((TrajectoryRef.Inline) good.trajectory()).trajectory());
+        Path file = Files.write(Files.createTempFile("alice-rl-trajectory", ".json"), bytes);
+        file.toFile().deleteOnExit();
+        var stored = new TrajectoryRef.Stored(new ArtifactRef(file.toUri().toString(), "0".repeat(64), bytes.length));
+        send(scoredTopic, new RewardScored(good.ref(), false, null, null, Termination.SUBMITTED, 1, 0.5, 0.8, 0.9, 1, List.of(), stored, null));
+        send(scoredTopic, scored(k, UUID.randomUUID(), 2, 2, 0, false));
+        send(scoredTopic, scored(l, UUID.randomUUID(), 2, 2, 1, false));
+        send(scoredTopic, scored(l, UUID.randomUUID(), 2, 2, 0, false));
+        send(scoredTopic, scored(mm, UUID.randomUUID(), 2, 2, 1, false));
+        send(scoredTopic, scored(mm, UUID.randomUUID(), 2, 2, 0, false));
+        awaitState(k, "dropped: the trajectory of " + k1 + " cannot be trained on");
+        assertTrue(groupState(k).contains("sha256"), groupState(k));
+        awaitState(l, "trained");
+        awaitState(mm, "trained");
+        var m3 = this.<TrainingMetrics>events(metricsTopic, Topic.TRAINING_METRICS, 3).get(2);
+        assertEquals(3, m3.step());
+        assertEquals(1L, m3.dropped().get("trajectory_unusable"));
     }
 }

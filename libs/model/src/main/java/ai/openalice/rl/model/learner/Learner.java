@@ -97,6 +97,21 @@ public final class Learner<M extends CausalLm> implements PolicyLearner {
         if (b.rows() == 0 || b.completionTokens() == 0) {
             throw new IllegalArgumentException("an empty batch");
         }
+        try {
+            return stepOnce(b, sft, contextWeight);
+        } catch (RuntimeException e) {
+            // a step that failed part way has left its earlier micro-batches' gradients on the weights: the next step must not add to them
+            for (NDArray p : gpt.parameters().values()) {
+                if (p.hasGradient()) {
+                    NDArray g = p.getGradient();
+                    g.set(new float[Math.toIntExact(g.size())]);
+                }
+            }
+            throw e;
+        }
+    }
+
+    private StepStats stepOnce(SequenceBatch b, boolean sft, float contextWeight) {
         // PyTorch's grad mode is per thread and on in a new one; a collector restores it on close, and the optimizer's in-place
         // updates of the weights need it off
         JniUtils.setGradMode(false);

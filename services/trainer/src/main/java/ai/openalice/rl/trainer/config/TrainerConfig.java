@@ -184,6 +184,14 @@ public interface TrainerConfig {
 
         /** The base model as the engine loads it (a HuggingFace id, or a path on the engine's machine); default: init-model's path. */
         Optional<String> baseModel();
+
+        /**
+         * Whether the engine applies the Tinker API's {@code grad_clip_norm}, which carries
+         * {@code trainer.optim.clip-norm} there. SkyRL's server ignores it: with false, a clip-norm
+         * above 0 is refused at start rather than silently not applied.
+         */
+        @WithDefault("false")
+        boolean engineClipsGradients();
     }
 
     /** A new LoRA adapter for {@code trainer.init-model}. */

@@ -18,8 +18,11 @@ import java.util.Map;
  * {@code GET /status}: step, policy version, the step the latest committed checkpoint holds and
  * every how many steps one is written, the last step's metrics, what was left out since the
  * process started ({@code dropped}, by reason), where the steps run ({@code learner}: its kind, and
- * for a Tinker engine whether it is away and waited for), where the run is recorded ({@code tracking}:
- * MLflow's URL, experiment and run ids, what waits for it; traces exported), groups and samples by state.
+ * for a Tinker engine whether it is away and waited for), what the loop waits out now
+ * ({@code waiting}: PostgreSQL or the artifact store away while a batch is gathered) and the last
+ * batch a failed step dropped ({@code lastDroppedBatch}), where the run is recorded ({@code tracking}:
+ * MLflow's URL, experiment and run ids, what waits for it; traces exported), groups and samples by state
+ * (with PostgreSQL away, {@code countsUnavailable} says why instead).
  */
 @Path("/status")
 @RolesAllowed({Roles.READER, Roles.OPERATOR})
@@ -45,8 +48,13 @@ public class StatusResource {
         out.put("last", trainer.loop().lastMetrics());
         out.put("dropped", trainer.loop().droppedSoFar());
         out.put("learner", trainer.loop().learnerStatus());
+        out.putAll(trainer.loop().failureStatus());
         out.put("tracking", trainer.tracking().status());
-        out.putAll(store.counts());
+        try {
+            out.putAll(store.counts());
+        } catch (RuntimeException e) { // PostgreSQL away: the rest still says where the trainer stands
+            out.put("countsUnavailable", e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+        }
         return out;
     }
 }

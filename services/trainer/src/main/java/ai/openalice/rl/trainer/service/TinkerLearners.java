@@ -87,7 +87,13 @@ final class TinkerLearners {
             throw new IllegalArgumentException("trainer.learner=tinker takes one optimizer step per batch: trainer.optim.ppo-epochs and"
                     + " mini-batches must be 1, got " + o.ppoEpochs() + " and " + o.miniBatches());
         }
-        return new TinkerLearner.Settings(loss.apply(base.maxPositions()), lr, 0.9, 0.999, 1e-8, o.weightDecay(), base.maxPositions(), true);
+        if (o.clipNorm() > 0 && !config.tinker().engineClipsGradients()) {
+            throw new IllegalArgumentException("trainer.optim.clip-norm=" + o.clipNorm() + " cannot hold on the Tinker engine: SkyRL's optim_step"
+                    + " has no gradient clipping and ignores the Tinker API's grad_clip_norm (docs/learners.md); set trainer.optim.clip-norm=0 to"
+                    + " train without it, or trainer.tinker.engine-clips-gradients=true for an engine that applies grad_clip_norm");
+        }
+        return new TinkerLearner.Settings(loss.apply(base.maxPositions()), lr, 0.9, 0.999, 1e-8, o.weightDecay(), base.maxPositions(), true,
+                o.clipNorm());
     }
 
     private TinkerClient client() {

@@ -6,18 +6,14 @@ import ai.openalice.rl.core.loss.Aggregation;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.TrainingMetrics;
-import ai.openalice.rl.events.TrajectoryRef;
-import ai.openalice.rl.events.Turn;
-import ai.openalice.rl.model.GptConfig;
-import ai.openalice.rl.model.djl.Gpt;
+import ai.openalice.rl.model.learner.Learner;
 import ai.openalice.rl.model.learner.PolicyLearner;
 import ai.openalice.rl.model.learner.SequenceBatch;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
+import ai.openalice.rl.retry.Backoff;
 import ai.openalice.rl.trainer.config.TrainerConfig;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import ai.openalice.rl.trainer.tinker.TinkerLearner;
-import java.net.URI;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashSet;
@@ -53,8 +49,12 @@ public final class TrainingLoop implements Runnable {
     private final Learners learners;
     /** The Tinker engine's learners ({@code trainer.learner=tinker}); null: DJL's in this process. */
     private final TinkerLearners tinker;
+    /** Where the learner starts from: the latest checkpoint, or the run's beginning. */
+    private final LearnerStart starts;
     /** The run in MLflow and the episodes' traces ({@code trainer.tracking.*}). */
     private final RunTracking tracking;
+    private final BatchScreens screens;
+    private final StepFailures failures = new StepFailures();
     private volatile boolean running = true;
     private PolicyLearner learner;
     private volatile long step;
@@ -78,8 +78,10 @@ public final class TrainingLoop implements Runnable {
         this.writer = new CheckpointWriter(store, config.artifactDir(), new ByteTokenizer().name(),
                 new CheckpointWriter.Retention(config.keepCheckpoints(), config.keepCheckpointEvery()), checkpointBucket.map(CheckpointUpload::new));
         meters.disk(config.artifactDir(), writer.fullVolume);
+        this.screens = new BatchScreens(store, meters, artifacts);
         this.learners = new Learners(config, aggregation);
         this.tinker = config.learner() == TrainerConfig.LearnerKind.TINKER ? new TinkerLearners(config) : null;
+        this.starts = new LearnerStart(config, learners, tinker);
         if (tinker != null) {
             meters.engineAway(tinker.away);
         }
@@ -93,77 +95,18 @@ public final class TrainingLoop implements Runnable {
 
     private void begin() {
         writer.sweepUnfinished();
-        var latest = store.latest();
-        if (tinker != null) {
-            startOnTinker(latest);
-            return;
-        }
-        if (latest.isPresent()) {
-            var s = PolicyModels.resume(Path.of(latest.get().dir()), config.initModel());
-            learner = learners.djl(s.model(), s.optimizer(), s.optimizerStep());
-            step = latest.get().step();
-            checkpointStep = step;
-            policyVersion = latest.get().policyVersion();
-            writer.announce(latest.get(), terms());
-            LOG.infof("resumed from checkpoint v%d (step %d) at %s: %s; terms %s", policyVersion, step, latest.get().dir(), s.description(), terms());
-            return;
-        }
-        PolicyModels.Start s;
-        if (config.initCheckpoint().isPresent()) {
-            var c = PolicyModels.resume(config.initCheckpoint().get(), config.initModel());
-            var optimizer = initialOptimizer(c.optimizer(), config.initOptimizer());
-            s = new PolicyModels.Start(c.model(), optimizer, optimizer.isEmpty() ? 0 : c.optimizerStep(), config.initCheckpoint().get() + ": "
-                    + c.description() + ", " + (optimizer.isEmpty() ? "fresh optimizer state" : "its optimizer state at step " + c.optimizerStep()));
-        } else if (config.initModel().isPresent()) {
-            var l = config.lora();
-            s = PolicyModels.fromHf(config.initModel().get(), config.initAdapter(), new PolicyModels.Lora(l.rank(), l.alpha(), l.targets(), l.rslora()),
-                    config.seed());
+        var s = starts.start(store.latest());
+        learner = s.learner();
+        step = s.step();
+        checkpointStep = step;
+        policyVersion = s.policyVersion();
+        if (s.resumed() != null) {
+            writer.announce(s.resumed(), terms());
+            LOG.infof("resumed from checkpoint v%d (step %d) at %s: %s; terms %s", policyVersion, step, s.resumed().dir(), s.description(), terms());
         } else {
-            var m = config.model();
-            var gc = new GptConfig(new ByteTokenizer().vocabSize(), m.contextLength(), m.layers(), m.heads(), m.width());
-            s = new PolicyModels.Start(Gpt.initialise(gc, config.seed()), Map.of(), 0,
-                    "random weights (%,d parameters, seed %d)".formatted(gc.parameterCount(), config.seed()));
+            LOG.infof("starting from %s", s.description());
+            writer.write(learner, 0, 0, Map.of(), List.of(), terms());
         }
-        learner = learners.djl(s.model(), s.optimizer(), s.optimizerStep());
-        LOG.infof("starting from %s", s.description());
-        step = 0;
-        checkpointStep = 0;
-        policyVersion = 0;
-        writer.write(learner, 0, 0, Map.of(), List.of(), terms());
-    }
-
-    /**
-     * The optimizer state to start with from an init checkpoint: its own when {@code keep} and it has
-     * one (continuing the same kind of training: no second warm-up, Adam's moments intact), else none
-     * (a new kind of training, e.g. RL after imitation, whose gradients differ in scale).
-     */
-    static Map<String, float[]> initialOptimizer(Map<String, float[]> init, boolean keep) {
-        return keep ? init : Map.of();
-    }
-
-    /**
-     * {@code trainer.learner=tinker}: the latest checkpoint's engine state resumed, or a new adapter
-     * published as v0. An init-checkpoint is not taken (the engine starts from the base model).
-     */
-    private void startOnTinker(Optional<TrainerStore.Registered> latest) {
-        if (config.initCheckpoint().isPresent() || config.initAdapter().isPresent()) {
-            throw new IllegalArgumentException("trainer.learner=tinker starts a new adapter over trainer.init-model on the engine:"
-                    + " trainer.init-checkpoint and trainer.init-adapter are not taken");
-        }
-        if (latest.isPresent()) {
-            learner = tinker.resume(Path.of(latest.get().dir()), learners::loss, learners.schedule());
-            step = latest.get().step();
-            checkpointStep = step;
-            policyVersion = latest.get().policyVersion();
-            writer.announce(latest.get(), terms());
-            LOG.infof("resumed from checkpoint v%d (step %d) at %s on the Tinker engine; terms %s", policyVersion, step, latest.get().dir(), terms());
-            return;
-        }
-        learner = tinker.create(learners::loss, learners.schedule());
-        step = 0;
-        checkpointStep = 0;
-        policyVersion = 0;
-        writer.write(learner, 0, 0, Map.of(), List.of(), terms());
     }
 
     /**
@@ -203,6 +146,11 @@ public final class TrainingLoop implements Runnable {
         return tinker == null ? Map.of("kind", "djl") : tinker.status();
     }
 
+    /** What the loop waits out now ({@code waiting}) and the last batch it dropped for a failed step ({@code lastDroppedBatch}), where there are. */
+    public Map<String, Object> failureStatus() {
+        return failures.status();
+    }
+
     public TrainingMetrics lastMetrics() {
         return last.get();
     }
@@ -216,11 +164,24 @@ public final class TrainingLoop implements Runnable {
         while (running) {
             try {
                 runOnce();
+                if (failures.recovered()) {
+                    LOG.infof("training goes on: what step %d waited for is back", step + 1);
+                }
             } catch (TinkerLearner.StepsLostException e) {
                 rewind(e);
             } catch (RuntimeException e) {
-                LOG.errorf(e, "training step failed at step %d; retrying after a pause", step + 1);
-                sleep(5000);
+                // before the step: PostgreSQL or the artifact store away, waited out for as long as it lasts
+                boolean first = failures.waitingSince() == null;
+                String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+                long pause = failures.pauseAfter(why);
+                if (first) {
+                    LOG.errorf(e, "step %d cannot gather its batch; waiting, trying again with jittered pauses up to %d s", step + 1,
+                            StepFailures.MAX_PAUSE.toSeconds());
+                } else {
+                    LOG.warnf("step %d still cannot gather its batch (waiting since %s): %s; next try in %d ms", step + 1,
+                            failures.waitingSince(), why, pause);
+                }
+                sleep(pause);
             }
         }
         if (learner != null) {
@@ -269,11 +230,9 @@ public final class TrainingLoop implements Runnable {
                 continue;
             }
             fresh.forEach(g -> exclude.add(g.groupId()));
-            fresh = sft ? fresh : refuseOffTemperature(fresh, batch);
-            fresh = refuseMissingArtifacts(fresh, batch);
-            var screen = BatchPlan.of(fresh, policyVersion, config.maxStaleness(), config.advantage(), sft, this::turns,
-                    config.loss().compactFilter() ? CompactFilter.deepSwe() : new CompactFilter(false, false, false),
-                    config.dynamicSampling());
+            fresh = sft ? fresh : screens.refuseOffTemperature(fresh, config.loss().temperature(), batch);
+            fresh = screens.refuseMissingArtifacts(fresh, batch);
+            var screen = plan(fresh, sft, batch);
             store.drop(screen.dropped());
             meters.dropped(screen.droppedByReason());
             batch.add(screen);
@@ -299,7 +258,10 @@ public final class TrainingLoop implements Runnable {
             store.drop(batch.groups().stream().collect(Collectors.toMap(g -> g, g -> "every member longer than the model's context")));
             return false;
         }
-        var stats = sft ? learner.sft(built.batch(), config.sftContextWeight()) : learner.rl(built.batch());
+        var stats = stepOrDrop(built.batch(), batch, sft);
+        if (stats == null) {
+            return false;
+        }
         long computeMs = (System.nanoTime() - t0) / 1_000_000;
         if (!Double.isFinite(stats.gradNorm()) || !Double.isFinite(stats.loss())) {
             // the optimizer refused the update; these groups are not trained on (and not retried: they would fail again)
@@ -340,59 +302,45 @@ public final class TrainingLoop implements Runnable {
         return true;
     }
 
-    /** Settles, as dropped, the groups sampled at another temperature than the one the loss uses; returns the rest. */
-    private List<TrainerStore.ReadyGroup> refuseOffTemperature(List<TrainerStore.ReadyGroup> fresh, StepTally batch) {
-        var off = TemperatureScreen.offTemperature(fresh, config.loss().temperature());
-        if (off.isEmpty()) {
-            return fresh;
+    /** The plan of {@code fresh}; a group with an unusable trajectory is settled as dropped and the rest planned again. */
+    private BatchPlan plan(List<TrainerStore.ReadyGroup> fresh, boolean sft, StepTally batch) {
+        while (true) {
+            try {
+                return BatchPlan.of(fresh, policyVersion, config.maxStaleness(), config.advantage(), sft, screens::turns,
+                        config.loss().compactFilter() ? CompactFilter.deepSwe() : new CompactFilter(false, false, false), config.dynamicSampling());
+            } catch (BatchScreens.UnusableTrajectory e) {
+                fresh = screens.refuseUnusable(fresh, e, batch);
+            }
         }
-        store.drop(off);
-        meters.dropped(Map.of("temperature", (long) off.size()));
-        batch.dropped("temperature", off.size());
-        off.forEach((group, why) -> LOG.warnf("group %s refused: %s", group, why));
-        return fresh.stream().filter(g -> !off.containsKey(g.groupId())).toList();
     }
 
     /**
-     * Settles, as dropped (artifact_missing), the groups with a member whose trajectory file is gone
-     * (pruned by the runner's retention, a lost volume): the step goes on without them, instead of
-     * failing on them again and again.
+     * The step on {@code b}; null when it was not taken: the batch dropped ({@link StepFailures#judge})
+     * with its groups settled as dropped and counted, or the loop stopped between tries.
      */
-    private List<TrainerStore.ReadyGroup> refuseMissingArtifacts(List<TrainerStore.ReadyGroup> fresh, StepTally batch) {
-        var missing = new LinkedHashMap<UUID, String>();
-        for (var g : fresh) {
-            for (var m : g.members()) {
-                String uri = missingArtifact(artifacts, m);
-                if (uri != null) {
-                    missing.put(g.groupId(), "the trajectory of " + m.rolloutId() + " is gone from the artifact store (" + uri + ")");
-                    break;
+    private Learner.StepStats stepOrDrop(SequenceBatch b, StepTally batch, boolean sft) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return sft ? learner.sft(b, config.sftContextWeight()) : learner.rl(b);
+            } catch (TinkerLearner.StepsLostException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                if (!running) {
+                    return null; // stopping: the batch stays ready for the next start
                 }
+                var verdict = StepFailures.judge(e, attempt);
+                if (!verdict.drop()) {
+                    long pause = Backoff.of(StepFailures.FIRST_PAUSE.multipliedBy(attempt), StepFailures.MAX_PAUSE).nextMillis();
+                    LOG.warnf(e, "step %d: %s; the same batch again in %d ms", step + 1, verdict.reason(), pause);
+                    sleep(pause);
+                    continue;
+                }
+                LOG.errorf(e, "step %d: %s; its %d group(s) dropped, training goes on", step + 1, verdict.reason(), batch.groups().size());
+                store.drop(batch.groups().stream().collect(Collectors.toMap(g -> g, g -> verdict.reason(), (x, y) -> x)));
+                meters.dropped(Map.of(verdict.counter(), (long) batch.groups().size()));
+                failures.dropped(step + 1, batch.groups().size(), verdict);
+                return null;
             }
-        }
-        if (missing.isEmpty()) {
-            return fresh;
-        }
-        store.drop(missing);
-        meters.dropped(Map.of("artifact_missing", (long) missing.size()));
-        batch.dropped("artifact_missing", missing.size());
-        missing.forEach((group, why) -> LOG.warnf("group %s refused: %s", group, why));
-        return fresh.stream().filter(g -> !missing.containsKey(g.groupId())).toList();
-    }
-
-    /** The URI of a member's stored trajectory when the file is not there (null: inline, or present). */
-    static String missingArtifact(ArtifactStore artifacts, TrainerStore.Member m) {
-        if (m.infra() || m.masked() || !(m.trajectory() instanceof TrajectoryRef.Stored s)) { // only members trained on are read
-            return null;
-        }
-        return artifacts.exists(s.artifact()) ? null : s.artifact().uri();
-    }
-
-    private List<Turn> turns(TrainerStore.Member m) {
-        try {
-            // a stored one is checked against the sha256 the event carries: a file replaced or cut short is refused, not trained on
-            return artifacts.trajectory(m.trajectory()).turns();
-        } catch (IllegalStateException e) {
-            throw new IllegalStateException(m.rolloutId() + ": " + e.getMessage(), e);
         }
     }
 

@@ -16,6 +16,7 @@ import ai.openalice.rl.tinker.ForwardBackwardResult;
 import ai.openalice.rl.tinker.LossFn;
 import ai.openalice.rl.tinker.TinkerClient;
 import ai.openalice.rl.tinker.TinkerModelLostException;
+import ai.openalice.rl.tinker.TinkerRejectedException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -41,7 +42,13 @@ public final class TinkerLearner implements PolicyLearner {
     private static final Logger LOG = Logger.getLogger(TinkerLearner.class);
     /** The optimizer's and loss's settings, and the model's context. */
     public record Settings(PolicyLossConfig loss, LrSchedule lr, double beta1, double beta2, double eps, double weightDecay, int contextLength,
-            boolean tisFromForward) {}
+            boolean tisFromForward, double gradClipNorm) {
+        /** Without gradient clipping. */
+        public Settings(PolicyLossConfig loss, LrSchedule lr, double beta1, double beta2, double eps, double weightDecay, int contextLength,
+                boolean tisFromForward) {
+            this(loss, lr, beta1, beta2, eps, weightDecay, contextLength, tisFromForward, 0);
+        }
+    }
 
     /**
      * The model on the engine and its base here: {@code baseModel} as the engine names it (a
@@ -73,6 +80,13 @@ public final class TinkerLearner implements PolicyLearner {
     private final Settings settings;
     private String modelId;
     private long step;
+    /**
+     * The sequence ids of the next step: 4 × the step count on a new model (load_weights takes the
+     * first, forward, forward_backward and optim_step the next three), moved past each step tried —
+     * a batch the engine refused leaves its ids used, and the engine refuses (409) an id sent again
+     * with another body.
+     */
+    private long nextSeq;
     /** The last state saved (by a checkpoint, or resumed from); null before the first. */
     private TinkerState saved;
     private HfModel base;
@@ -84,6 +98,7 @@ public final class TinkerLearner implements PolicyLearner {
         this.model = model;
         this.settings = settings;
         this.step = step;
+        this.nextSeq = 4 * step;
     }
 
     /** A new LoRA adapter of {@code model} on the engine (in a new session of {@code client}). */
@@ -121,6 +136,7 @@ public final class TinkerLearner implements PolicyLearner {
             }
             String lost = modelId;
             modelId = attach(client, model, saved, step);
+            nextSeq = 4 * step;
             LOG.warnf("the Tinker engine lost model %s (%s): made again as %s from %s", lost, e.getMessage(), modelId,
                     saved == null ? "a new adapter (no step taken yet)" : saved.state());
             return stepOnce.get();
@@ -224,8 +240,19 @@ public final class TinkerLearner implements PolicyLearner {
 
     private Learner.StepStats stepped(double loss, double clipFraction, double kl, double entropy, int seq, long tokens) {
         double lr = settings.lr().at(step);
-        Map<String, Double> metrics = client.optimStep(modelId, seq,
-                new AdamParams(lr, settings.beta1(), settings.beta2(), settings.eps(), settings.weightDecay()));
+        Map<String, Double> metrics;
+        try {
+            metrics = client.optimStep(modelId, seq, new AdamParams(lr, settings.beta1(), settings.beta2(), settings.eps(), settings.weightDecay(),
+                    settings.gradClipNorm()));
+        } catch (TinkerModelLostException e) {
+            throw e; // the model is gone, and its gradients with it: made again from the saved state (attached)
+        } catch (TinkerRejectedException e) {
+            // the batch's gradients are on the model, unapplied: a next forward_backward would add to them, so the model is
+            // not trusted any more — back to the last saved state, as when the engine loses it
+            throw new StepsLostException("the Tinker engine refused optim_step with the batch's gradients taken (%s): model %s is set aside,"
+                    .formatted(e.getMessage(), modelId) + " with %d step(s) taken since its last saved state (step %d)".formatted(step - savedStep(),
+                    savedStep()), e);
+        }
         step++;
         return new Learner.StepStats(loss, clipFraction, kl, entropy, metrics.getOrDefault("skyrl.ai/grad_norm", Double.NaN), lr, tokens);
     }
@@ -241,8 +268,11 @@ public final class TinkerLearner implements PolicyLearner {
         return old;
     }
 
+    /** The first of the four sequence ids a step takes. */
     private int seqBase() {
-        return Math.toIntExact(4 * step);
+        int seq = Math.toIntExact(nextSeq);
+        nextSeq += 4;
+        return seq;
     }
 
     @Override

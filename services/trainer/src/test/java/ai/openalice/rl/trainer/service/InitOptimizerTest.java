@@ -19,16 +19,16 @@ class InitOptimizerTest {
 
     @Test
     void anotherLegOfTheSameTrainingKeepsTheCheckpointsState() {
-        assertSame(ADAM, TrainingLoop.initialOptimizer(init(ADAM).optimizer(), true));
+        assertSame(ADAM, LearnerStart.initialOptimizer(init(ADAM).optimizer(), true));
     }
 
     @Test
     void aNewKindOfTrainingStartsAdamAfresh() {
-        assertTrue(TrainingLoop.initialOptimizer(init(ADAM).optimizer(), false).isEmpty());
+        assertTrue(LearnerStart.initialOptimizer(init(ADAM).optimizer(), false).isEmpty());
     }
 
     @Test
     void aCheckpointWithoutOptimizerStateStartsAfreshEitherWay() {
-        assertEquals(Map.of(), TrainingLoop.initialOptimizer(init(Map.of()).optimizer(), true));
+        assertEquals(Map.of(), LearnerStart.initialOptimizer(init(Map.of()).optimizer(), true));
     }
 }

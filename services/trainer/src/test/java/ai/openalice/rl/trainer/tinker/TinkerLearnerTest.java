@@ -2,6 +2,7 @@ package ai.openalice.rl.trainer.tinker;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.core.loss.PolicyLossConfig;
@@ -11,6 +12,7 @@ import ai.openalice.rl.model.learner.SequenceBatch;
 import ai.openalice.rl.testkit.RealTinker;
 import ai.openalice.rl.tinker.LossFn;
 import ai.openalice.rl.tinker.TinkerClient;
+import ai.openalice.rl.tinker.TinkerRejectedException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -73,6 +75,22 @@ class TinkerLearnerTest {
         float[][] replayed = logprobs(model, b, 1003);
         assertArrayEquals(after[0], replayed[0], 0f, "no second step");
         assertArrayEquals(after[1], replayed[1], 0f, "no second step");
+    }
+
+    @Test
+    void aBatchTheEngineRefusedLeavesItsSequenceIdsUsedAndTheNextBatchIsTaken() {
+        String model = client.createLoraModel(RealTinker.baseModel(), 4, 7L);
+        new TinkerLearner(client, model, model(7), SETTINGS, 0).rl(TinkerBatchTest.batch());
+        // A second learner of the model at step 0 sends another batch under the ids the first used: the engine refuses it
+        // (409, a sequence number reused with another body) — here the refusal a trainer drops a batch for, made on the real engine.
+        var second = new TinkerLearner(client, model, model(7), SETTINGS, 0);
+        SequenceBatch other = TinkerBatchTest.batch(new double[] {-3, -3}, new double[] {-2, -2, -2});
+        var refused = assertThrows(TinkerRejectedException.class, () -> second.rl(other));
+        assertEquals(409, refused.status(), refused.getMessage());
+        assertEquals(0, second.step(), "no step taken");
+        // the trainer goes on with its next batch: new ids, a step (with the ids derived from the step count alone, refused for ever)
+        second.rl(other);
+        assertEquals(1, second.step());
     }
 
     @Test
