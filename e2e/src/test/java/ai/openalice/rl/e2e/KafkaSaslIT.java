@@ -47,13 +47,15 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Kafka with SASL/SCRAM and ACLs, on a real broker of the test's own (dev/stack with a
- * SASL_PLAINTEXT listener, SCRAM-SHA-512 users and the StandardAuthorizer): {@code alice-rl submit}
- * with the right credentials publishes, with a wrong password is refused, and a publisher's ACLs
- * let it write tasks.submitted and tasks.rejected and nothing else; the packaged task-dispatcher,
- * given its credentials in its environment (as {@code alice-rl train --kafka-config FILE} passes
- * them, and as a Secret would), takes the task in within the ACLs of {@link #dispatcherAcls} — and
- * its log never holds the password.
+ * Kafka with SCRAM over TLS and ACLs, on a real broker of the test's own (dev/stack with a SASL_SSL
+ * listener whose certificate a CA the test made with keytool signed, SCRAM-SHA-512 users and the
+ * StandardAuthorizer): {@code alice-rl submit} with the CA's truststore and the right credentials
+ * publishes, with a wrong password is refused, with a truststore of another CA is refused before any
+ * credential is sent; a publisher's ACLs let it write tasks.submitted and tasks.rejected and nothing
+ * else; the packaged task-dispatcher, given its credentials and the truststore in its environment —
+ * the variables the chart sets (as {@code alice-rl train --kafka-config FILE} passes them, and as a
+ * Secret would) — takes the task in within the ACLs of {@link #dispatcherAcls}, and its log never
+ * holds the password.
  */
 class KafkaSaslIT {
     static final Path ROOT = Path.of(System.getProperty("alice.services")).getParent();
@@ -61,12 +63,14 @@ class KafkaSaslIT {
     static final String DISPATCHER_PASSWORD = "disp-" + UUID.randomUUID();
     static final String SUFFIX = ".sasl" + UUID.randomUUID().toString().substring(0, 8);
     static PrivateBroker broker;
+    static TestCertificates tls;
     static int plainPort;
     static int saslPort;
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = new PrivateBroker("publisher:" + PUBLISHER_PASSWORD + " task-dispatcher:" + DISPATCHER_PASSWORD);
+        tls = new TestCertificates(Path.of("target", "tls" + SUFFIX).toAbsolutePath());
+        broker = new PrivateBroker("publisher:" + PUBLISHER_PASSWORD + " task-dispatcher:" + DISPATCHER_PASSWORD, tls);
         broker.startWhileStarting(); // a second kafka-start while the first is under way waits for it (dev/stack)
         plainPort = broker.port;
         saslPort = broker.saslPort;
@@ -122,8 +126,14 @@ class KafkaSaslIT {
     }
 
     static Path clientConfig(String user, String password) throws Exception {
+        return clientConfig(user, password, tls.truststore);
+    }
+
+    /** A client's settings as Kafka's tools take them; the truststore's keys are the three the chart sets (KAFKA_SSL_TRUSTSTORE_*). */
+    static Path clientConfig(String user, String password, Path truststore) throws Exception {
         var file = Files.createTempFile(broker.dir, user, ".properties");
-        Files.writeString(file, "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\nsasl.jaas.config=" + jaas(user, password) + "\n");
+        Files.writeString(file, "security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\nsasl.jaas.config=" + jaas(user, password) + "\n"
+                + "ssl.truststore.type=PKCS12\nssl.truststore.location=" + truststore + "\nssl.truststore.password=" + tls.password + "\n");
         return file;
     }
 
@@ -150,6 +160,13 @@ class KafkaSaslIT {
         var wrong = submit(tasks, clientConfig("publisher", "not-the-password"));
         assertEquals(3, wrong.exit(), wrong.out() + wrong.err());
         assertTrue(wrong.err().contains("Authentication failed"), wrong.err());
+        var untrusted = submit(tasks, clientConfig("publisher", PUBLISHER_PASSWORD, tls.untrusted()));
+        assertEquals(3, untrusted.exit(), untrusted.out() + untrusted.err());
+        assertTrue(untrusted.err().contains("SSL handshake failed"), "a broker whose certificate no trusted CA signed: " + untrusted.err());
+        String chart = Files.readString(ROOT.resolve("helm/alice-rl/templates/deployments.yaml"));
+        for (String key : KafkaClientConfig.environment(KafkaClientConfig.load(clientConfig("task-dispatcher", DISPATCHER_PASSWORD))).keySet()) {
+            assertTrue(chart.contains("- name: " + key), "the chart sets " + key + " as this test's dispatcher gets it");
+        }
 
         try (var producer = new KafkaProducer<>(producerProperties("publisher", PUBLISHER_PASSWORD), new StringSerializer(), new StringSerializer())) {
             var refused = assertThrows(ExecutionException.class,
@@ -206,9 +223,12 @@ class KafkaSaslIT {
     static Properties producerProperties(String user, String password) {
         var p = new Properties();
         p.put("bootstrap.servers", "127.0.0.1:" + saslPort);
-        p.put("security.protocol", "SASL_PLAINTEXT");
+        p.put("security.protocol", "SASL_SSL");
         p.put("sasl.mechanism", "SCRAM-SHA-512");
         p.put("sasl.jaas.config", jaas(user, password));
+        p.put("ssl.truststore.type", "PKCS12");
+        p.put("ssl.truststore.location", tls.truststore.toString());
+        p.put("ssl.truststore.password", tls.password);
         p.put("max.block.ms", "30000");
         return p;
     }

@@ -24,6 +24,11 @@ final class PrivateBroker implements AutoCloseable {
 
     /** PLAINTEXT on a free port; with {@code scramUsers} ("name:password ...") also a SCRAM listener with ACL authorization. */
     PrivateBroker(String scramUsers) throws Exception {
+        this(scramUsers, null);
+    }
+
+    /** As {@link #PrivateBroker(String)}, the SCRAM listener over TLS with {@code tls}'s broker keystore (SASL_SSL). */
+    PrivateBroker(String scramUsers, TestCertificates tls) throws Exception {
         port = freePort();
         env.put("ALICE_STACK_DIR", dir.toString());
         env.put("ALICE_KAFKA_PORT", "" + port);
@@ -32,6 +37,10 @@ final class PrivateBroker implements AutoCloseable {
             saslPort = freePort();
             env.put("ALICE_KAFKA_SASL_PORT", "" + saslPort);
             env.put("ALICE_KAFKA_SCRAM_USERS", scramUsers);
+            if (tls != null) {
+                env.put("ALICE_KAFKA_SSL_KEYSTORE", tls.brokerKeystore.toString());
+                env.put("ALICE_KAFKA_SSL_KEYSTORE_PASSWORD", tls.password);
+            }
         } else {
             saslPort = null;
         }
