@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -62,6 +63,41 @@ class PostgresOutageIT {
                     assertEquals(200, awaitStored(s, id, Duration.ofMinutes(3)), id + " published during the outage was stored once it ended");
                 }
                 assertEquals(200, post(s, id()).statusCode(), "REST takes tasks again");
+            }
+        }
+    }
+
+    /**
+     * The services started while the database cannot be reached (the relay not yet open) wait for it
+     * rather than exit: the packaged trainer and task-dispatcher, started with the relay closed for a
+     * minute, each start once — no restart — when it opens, and the trainer begins its run (v0).
+     */
+    @Test
+    void servicesStartedWhileTheDatabaseIsAwayWaitForIt() throws Exception {
+        var real = URI.create(TestStack.jdbcUrl().substring("jdbc:".length()));
+        try (var proxy = new TcpProxy(PrivateBroker.freePort(), real.getHost(), real.getPort());
+                var opener = Executors.newSingleThreadScheduledExecutor()) {
+            String url = "postgresql://127.0.0.1:" + proxy.port() + real.getPath();
+            var state = Path.of("target", "pg-start" + suffix).toAbsolutePath();
+            try (var s = new Supervisor(PrivateBroker.ROOT, state.resolve("logs"), List.of("-Dalice.topic-suffix=" + suffix,
+                    "-Dkafka.bootstrap.servers=" + TestStack.kafkaBootstrap(), "-Dquarkus.datasource.jdbc.url=jdbc:" + url,
+                    "-Dquarkus.datasource.reactive.url=" + url, "-Dquarkus.datasource.username=" + TestStack.dbUser(),
+                    "-Dquarkus.datasource.password=" + TestStack.dbPassword()))) {
+                s.start("task-dispatcher", List.of("-Ddispatcher.train=false"));
+                s.start("trainer", List.of("-Dtrainer.artifact-dir=" + state.resolve("checkpoints")));
+                var opened = opener.schedule(() -> {
+                    proxy.open();
+                    return null;
+                }, 60, TimeUnit.SECONDS);
+                s.awaitReady(Duration.ofMinutes(5));
+                opened.get();
+                String status = s.get("trainer", "/status");
+                assertTrue(status.contains("\"policyVersion\":0") && status.contains("\"checkpointStep\":0"), "the trainer began its run: " + status);
+            }
+            for (String service : List.of("trainer", "task-dispatcher")) {
+                String log = Files.readString(state.resolve("logs/" + service + ".log"));
+                assertTrue(log.contains("Connection error") && log.contains("Retrying in"), service + " said it waits for the database: " + log);
+                assertEquals(1, log.split("Installed features", -1).length - 1, service + " started once, not again: " + log);
             }
         }
     }

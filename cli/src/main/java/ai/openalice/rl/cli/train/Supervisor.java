@@ -46,6 +46,9 @@ public final class Supervisor implements AutoCloseable {
     private final Map<String, Map<String, String>> environments = new LinkedHashMap<>();
     private final Map<String, Integer> restarts = new LinkedHashMap<>();
     private final Map<String, Integer> notLive = new LinkedHashMap<>();
+    /** Where each service's log stood when it was last started, and whether its wait for the database was said. */
+    private final Map<String, Long> logFrom = new LinkedHashMap<>();
+    private final Map<String, Boolean> saidWaiting = new LinkedHashMap<>();
 
     private final LocalAuth auth;
     private final Map<String, String> commonEnvironment;
@@ -152,7 +155,9 @@ public final class Supervisor implements AutoCloseable {
         var pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         environment.forEach(pb.environment()::putIfAbsent);
         pb.environment().putAll(commonEnvironment);
-        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(new File(logs.resolve(service + ".log").toString())));
+        File log = logs.resolve(service + ".log").toFile();
+        logFrom.put(service, log.length());
+        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log));
         processes.put(service, pb.start());
     }
 
@@ -219,6 +224,11 @@ public final class Supervisor implements AutoCloseable {
                 } catch (Exception notYet) {
                     if (System.nanoTime() > deadline) {
                         throw new IllegalStateException(name + " not ready after " + wait.toSeconds() + " s; see " + logs.resolve(name + ".log"));
+                    }
+                    String db = saidWaiting.getOrDefault(name, false) ? null : StartWaits.database(logs.resolve(name + ".log"), logFrom.getOrDefault(name, 0L));
+                    if (db != null) {
+                        System.err.println("[train] " + name + " waits for PostgreSQL (" + db + "); it starts once the database answers");
+                        saidWaiting.put(name, true);
                     }
                     Thread.sleep(500);
                 }
