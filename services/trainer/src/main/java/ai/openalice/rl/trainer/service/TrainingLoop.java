@@ -197,6 +197,9 @@ public final class TrainingLoop implements Runnable {
     private void rewind(TinkerLearner.StepsLostException e) {
         LOG.warnf("%s; going back to the last checkpoint and training its later groups again", e.getMessage());
         pending.clear();
+        if (learner instanceof TinkerLearner t) {
+            t.unload(); // set aside: a new model is made from the checkpoint
+        }
         learner.close();
         learner = null;
         while (running) {

@@ -167,6 +167,20 @@ public final class TinkerLearner implements PolicyLearner {
                 .formatted(modelId, when, step - savedStep(), savedStep(), e.getMessage()), e);
     }
 
+    /**
+     * Frees this learner's model on the engine, when the trainer sets it aside (it goes back to its
+     * last checkpoint in a new model); a model the engine no longer has is nothing to free. A trainer
+     * that is killed cannot: SkyRL unloads the models of a session silent for 300 s itself.
+     */
+    public void unload() {
+        try {
+            client.unloadModel(modelId);
+            LOG.infof("unloaded model %s from the Tinker engine", modelId);
+        } catch (TinkerRejectedException gone) {
+            LOG.infof("model %s is not on the Tinker engine any more (%s)", modelId, gone.getMessage());
+        }
+    }
+
     /** The engine's id of the model trained. */
     public String modelId() {
         return modelId;

@@ -12,6 +12,7 @@ import ai.openalice.rl.model.learner.SequenceBatch;
 import ai.openalice.rl.testkit.RealTinker;
 import ai.openalice.rl.tinker.LossFn;
 import ai.openalice.rl.tinker.TinkerClient;
+import ai.openalice.rl.tinker.TinkerModelLostException;
 import ai.openalice.rl.tinker.TinkerRejectedException;
 import java.nio.file.Path;
 import java.util.List;
@@ -91,6 +92,10 @@ class TinkerLearnerTest {
         // the trainer goes on with its next batch: new ids, a step (with the ids derived from the step count alone, refused for ever)
         second.rl(other);
         assertEquals(1, second.step());
+        // set aside (the trainer going back to its last checkpoint): the model is freed on the engine, and freeing it again is no error
+        second.unload();
+        assertThrows(TinkerModelLostException.class, () -> logprobs(model, other, 1004));
+        second.unload();
     }
 
     @Test
