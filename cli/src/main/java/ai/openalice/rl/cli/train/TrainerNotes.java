@@ -43,10 +43,10 @@ final class TrainerNotes {
         JsonNode waiting = trainer.path("waiting");
         String since = waiting.path("since").asText(null);
         if (since != null && !since.equals(waitingSince)) {
-            view.note(String.format("[%s] the trainer waits to gather its next batch (%s): trying again with pauses, nothing is given up", phase,
+            view.note(String.format("[%s] the trainer waits before its next step (%s): trying again with pauses, nothing is given up", phase,
                     waiting.path("reason").asText()));
         } else if (since == null && waitingSince != null) {
-            view.note("[" + phase + "] the trainer gathers batches again");
+            view.note("[" + phase + "] the trainer goes on with its steps");
         }
         waitingSince = since;
         JsonNode dropped = trainer.path("lastDroppedBatch");

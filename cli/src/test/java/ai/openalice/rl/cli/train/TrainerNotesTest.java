@@ -25,11 +25,11 @@ class TrainerNotesTest {
             notes.observe("rl", JSON.readTree(status));
         }
         assertEquals(List.of(
-                "[rl] the trainer waits to gather its next batch (Connection refused: localhost/127.0.0.1:5432): trying again with pauses,"
+                "[rl] the trainer waits before its next step (Connection refused: localhost/127.0.0.1:5432): trying again with pauses,"
                         + " nothing is given up",
                 "[rl] the Tinker engine at http://127.0.0.1:8000 is away (/api/v1/optim_step answered 503: busy): the trainer waits for it,"
                         + " nothing is given up",
-                "[rl] the trainer gathers batches again",
+                "[rl] the trainer goes on with its steps",
                 "[rl] step 7's batch dropped (2 groups, trainer_dropped_total{reason=\"refused\"}): the Tinker engine refused the batch: 400",
                 "[rl] the Tinker engine is back"), text.toString().lines().toList());
     }

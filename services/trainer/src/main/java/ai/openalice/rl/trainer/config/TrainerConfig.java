@@ -92,6 +92,15 @@ public interface TrainerConfig {
     @WithDefault(RunProfile.MAX_STALENESS)
     int maxStaleness();
 
+    /**
+     * The least free space, in MiB, {@code artifact-dir} must have for the trainer to take its next
+     * step: under it the loop waits for room (on the status as {@code waiting}) rather than compute a
+     * step whose checkpoint cannot be written. A checkpoint that meets a full volume waits for room
+     * too. 0: never wait.
+     */
+    @WithDefault("1024")
+    long minFreeDiskMib();
+
     /** Publish a checkpoint every N steps (the consumed-sample ledger is committed with it). */
     @WithDefault("1")
     int checkpointEvery();

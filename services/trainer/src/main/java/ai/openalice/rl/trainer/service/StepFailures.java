@@ -1,6 +1,8 @@
 package ai.openalice.rl.trainer.service;
 
 import ai.openalice.rl.retry.Backoff;
+import ai.openalice.rl.servicekit.DiskSpace;
+import java.nio.file.Path;
 import ai.openalice.rl.tinker.TinkerRejectedException;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,7 +20,7 @@ import java.util.Map;
  * that is away never reaches here: the client waits for it.
  *
  * <p>A failure before the step — PostgreSQL or the artifact store away while the batch is
- * gathered — is waited out with full-jitter pauses (1 s doubling to 30 s) for as long as it
+ * gathered, or the checkpoint volume under its minimum free space ({@link #noRoom}) — is waited out with full-jitter pauses (1 s doubling to 30 s) for as long as it
  * lasts, said in the log once it starts and once it ends, and on the status as {@code waiting}.
  */
 final class StepFailures {
@@ -43,6 +45,16 @@ final class StepFailures {
             return new Verdict(true, "step_failed", "the step failed " + attempt + " times on this batch: " + message);
         }
         return new Verdict(false, "step_failed", "try " + attempt + " of " + TRIES + " failed: " + message);
+    }
+
+    /**
+     * Why the next step must wait for room on the checkpoint volume {@code disk} watches (its minimum
+     * is {@code trainer.min-free-disk-mib}); null when there is room.
+     */
+    static String noRoom(DiskSpace disk) {
+        Path full = disk.full();
+        return full == null ? null : "the checkpoint volume has too little room (" + DiskSpace.describe(full)
+                + ", under trainer.min-free-disk-mib): no step until there is room";
     }
 
     private Backoff pauses;

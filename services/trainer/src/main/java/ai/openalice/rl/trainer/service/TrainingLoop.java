@@ -11,6 +11,7 @@ import ai.openalice.rl.model.learner.PolicyLearner;
 import ai.openalice.rl.model.learner.SequenceBatch;
 import ai.openalice.rl.model.tokenizer.ByteTokenizer;
 import ai.openalice.rl.retry.Backoff;
+import ai.openalice.rl.servicekit.DiskSpace;
 import ai.openalice.rl.trainer.config.TrainerConfig;
 import ai.openalice.rl.trainer.repository.TrainerStore;
 import ai.openalice.rl.trainer.tinker.TinkerLearner;
@@ -55,6 +56,8 @@ public final class TrainingLoop implements Runnable {
     private final RunTracking tracking;
     private final BatchScreens screens;
     private final StepFailures failures = new StepFailures();
+    /** The checkpoint volume, with trainer.min-free-disk-mib free before each step. */
+    private final DiskSpace disk;
     private volatile boolean running = true;
     private PolicyLearner learner;
     private volatile long step;
@@ -79,6 +82,7 @@ public final class TrainingLoop implements Runnable {
                 new CheckpointWriter.Retention(config.keepCheckpoints(), config.keepCheckpointEvery()), checkpointBucket.map(CheckpointUpload::new));
         meters.disk(config.artifactDir(), writer.fullVolume);
         this.screens = new BatchScreens(store, meters, artifacts);
+        this.disk = DiskSpace.of(List.of(config.artifactDir()), config.minFreeDiskMib() << 20);
         this.learners = new Learners(config, aggregation);
         this.tinker = config.learner() == TrainerConfig.LearnerKind.TINKER ? new TinkerLearners(config) : null;
         this.starts = new LearnerStart(config, learners, tinker);
@@ -221,6 +225,10 @@ public final class TrainingLoop implements Runnable {
      * policy version faster than groups can be generated, making more of them stale.
      */
     boolean runOnce() {
+        String noRoom = StepFailures.noRoom(disk);
+        if (noRoom != null) {
+            throw new IllegalStateException(noRoom); // waited out by run(), as an outage is
+        }
         long waitStart = System.nanoTime();
         Set<UUID> exclude = new HashSet<>();
         pending.forEach(p -> exclude.addAll(p.groups()));

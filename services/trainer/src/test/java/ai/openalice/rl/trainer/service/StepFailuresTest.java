@@ -5,9 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.servicekit.DiskSpace;
 import ai.openalice.rl.tinker.TinkerRejectedException;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The verdict on a failed step, by what failed it, and the waiting the status shows. */
 class StepFailuresTest {
@@ -37,6 +41,14 @@ class StepFailuresTest {
         assertTrue(last.drop());
         assertEquals("step_failed", last.counter());
         assertEquals("the step failed 3 times on this batch: native allocation failed", last.reason());
+    }
+
+    @Test
+    void aCheckpointVolumeUnderItsMinimumHoldsTheNextStep(@TempDir Path dir) {
+        assertNull(StepFailures.noRoom(new DiskSpace(List.of(dir), 1024L << 20, p -> 2048L << 20)), "2 GiB free of the 1 GiB wanted");
+        String why = StepFailures.noRoom(new DiskSpace(List.of(dir), 1024L << 20, p -> 100L << 20));
+        assertTrue(why.startsWith("the checkpoint volume has too little room (") && why.contains(dir.toString())
+                && why.endsWith("under trainer.min-free-disk-mib): no step until there is room"), why);
     }
 
     @Test
