@@ -9,7 +9,6 @@ import ai.openalice.rl.agent.loop.LoopConfig;
 import ai.openalice.rl.agent.loop.TestTimeSelection;
 import ai.openalice.rl.agent.tools.Tools;
 import ai.openalice.rl.artifacts.ArtifactStores;
-import ai.openalice.rl.events.ArtifactRef;
 import ai.openalice.rl.events.CheckpointPublished;
 import ai.openalice.rl.events.Envelope;
 import ai.openalice.rl.events.EventCodec;
@@ -100,12 +99,15 @@ public class EpisodeService {
     private volatile boolean stopping;
     private DiskSpace disk;
     private ArtifactStores.Routed artifacts;
+    private TrajectoryStorage trajectories;
     private AgentEnvironment environment;
 
     @PostConstruct
     void init() {
         owner = InstanceId.orDefault(config.id(), "runner");
         artifacts = ArtifactsConfig.open(artifactsConfig, "trajectories", config.artifactDir());
+        trajectories = new TrajectoryStorage(artifacts, artifacts.folder().orElse(config.artifactDir()), config.inlineTrajectoryBytes(),
+                Duration.ofSeconds(1), () -> stopping, n -> metrics.counter("runner_disk_full_waits_total").increment(n));
         var mounted = new LinkedHashMap<String, Path>();
         mounted.put("runner.mirrors", config.mirrors().orElse(null));
         mounted.put("runner.maven-repository", config.mavenRepository().orElse(null));
@@ -222,8 +224,18 @@ public class EpisodeService {
                         omitted, config.maxPatchBytes());
             }
             var hacks = hackAttempts(e);
-            var completed = new RolloutCompleted(r.ref(), owner, e.termination(), e.error(), omitted != null ? "" : e.patch(),
-                    trajectoryRef(r.rolloutId(), e.trajectory()), e.stats(), omitted, hacks);
+            RolloutCompleted completed;
+            try {
+                completed = new RolloutCompleted(r.ref(), owner, e.termination(), e.error(), omitted != null ? "" : e.patch(),
+                        trajectories.store(r.rolloutId(), e.trajectory()), e.stats(), omitted, hacks);
+            } catch (TrajectoryStorage.NotStored notStored) {
+                // the runner's fault, not the episode's: an infrastructure failure (the dispatcher requests the member again), never a
+                // request dead-lettered and left to its deadline
+                metrics.counter("runner_trajectory_store_failures_total").increment();
+                LOG.errorf("%s: %s; completed as an infrastructure failure", r.logContext(), notStored.getMessage());
+                completed = new RolloutCompleted(r.ref(), owner, Termination.INFRA_ERROR, new RolloutCompleted.Failure("artifact_store",
+                        notStored.getMessage()), "", new TrajectoryRef.Inline(new Trajectory(List.of())), e.stats(), null, hacks);
+            }
             var event = Envelope.of(completed, in.traceparent());
             if (!leases.publish(r.rolloutId(), owner, event)) {
                 LOG.warnf("%s: the lease was taken over while running; this result is dropped", r.logContext());
@@ -334,26 +346,6 @@ public class EpisodeService {
             }
         } catch (IOException e) {
             LOG.warnf("artifact retention: %s; trying again at the next prune (runner.prune-every)", e.getMessage());
-        }
-    }
-
-    /** Inline when small; otherwise written to the artifact store and referenced by URI and sha256. */
-    private TrajectoryRef trajectoryRef(UUID rolloutId, Trajectory t) {
-        try {
-            byte[] json = EventCodec.mapper().writeValueAsBytes(t);
-            if (json.length <= config.inlineTrajectoryBytes()) {
-                return new TrajectoryRef.Inline(t);
-            }
-            int[] full = {0};
-            ArtifactRef ref = DiskSpace.waitingForRoom("the trajectory of " + rolloutId, artifacts.folder().orElse(config.artifactDir()), () -> artifacts.write(rolloutId + ".json", json),
-                    () -> stopping, () -> full[0]++);
-            metrics.counter("runner_disk_full_waits_total").increment(full[0]);
-            return new TrajectoryRef.Stored(ref);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot store the trajectory of " + rolloutId + ": " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for room for the trajectory of " + rolloutId, e);
         }
     }
 

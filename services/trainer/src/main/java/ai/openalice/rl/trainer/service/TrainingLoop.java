@@ -174,16 +174,16 @@ public final class TrainingLoop implements Runnable {
             } catch (TinkerLearner.StepsLostException e) {
                 rewind(e);
             } catch (RuntimeException e) {
-                // before the step: PostgreSQL or the artifact store away, waited out for as long as it lasts
+                // around the step (the step itself is judged in stepOrDrop): PostgreSQL or the artifact store away, the checkpoint
+                // volume full — waited out for as long as it lasts
                 boolean first = failures.waitingSince() == null;
                 String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
                 long pause = failures.pauseAfter(why);
                 if (first) {
-                    LOG.errorf(e, "step %d cannot gather its batch; waiting, trying again with jittered pauses up to %d s", step + 1,
+                    LOG.errorf(e, "step %d is held up; waiting, trying again with jittered pauses up to %d s", step + 1,
                             StepFailures.MAX_PAUSE.toSeconds());
                 } else {
-                    LOG.warnf("step %d still cannot gather its batch (waiting since %s): %s; next try in %d ms", step + 1,
-                            failures.waitingSince(), why, pause);
+                    LOG.warnf("step %d still held up (waiting since %s): %s; next try in %d ms", step + 1, failures.waitingSince(), why, pause);
                 }
                 sleep(pause);
             }
