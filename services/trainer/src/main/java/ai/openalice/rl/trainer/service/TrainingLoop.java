@@ -320,7 +320,11 @@ public final class TrainingLoop implements Runnable {
                 return BatchPlan.of(fresh, policyVersion, config.maxStaleness(), config.advantage(), sft, screens::turns,
                         config.loss().compactFilter() ? CompactFilter.deepSwe() : new CompactFilter(false, false, false), config.dynamicSampling());
             } catch (BatchScreens.UnusableTrajectory e) {
-                fresh = screens.refuseUnusable(fresh, e, batch);
+                var rest = screens.refuseUnusable(fresh, e, batch);
+                if (rest.size() == fresh.size()) {
+                    throw e; // not one of these groups' members: never loop on it
+                }
+                fresh = rest;
             }
         }
     }
