@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,7 +21,7 @@ class StartWaitsTest {
                 2026-12-06 13:29:31,637 WARN  [org.flywaydb.core.internal.jdbc.JdbcUtils] (main) Connection error: Connection to 127.0.0.1:44939 \
                 refused. Check that the hostname and port are correct and that the postmaster is accepting TCP/IP connections. (SQL State: 08001)
                 Retrying in 1 sec...
-                """, java.nio.file.StandardOpenOption.APPEND);
+                """, StandardOpenOption.APPEND);
         assertEquals("Connection to 127.0.0.1:44939 refused", StartWaits.database(log, from));
         assertNull(StartWaits.database(dir.resolve("none.log"), 0), "no log yet");
     }
