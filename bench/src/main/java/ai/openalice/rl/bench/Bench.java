@@ -26,6 +26,8 @@ public final class Bench {
             case "dispatcher" -> DispatcherBench.run(args);
             case "trainer" -> TrainerBench.run(args);
             case "hf-model" -> HfModelBench.run(args);
+            case "learner-memory" -> LearnerMemoryBench.run(args);
+            case "learner-memory-child" -> LearnerMemoryBench.child(args);
             case "hf-loop" -> HfLoopBench.run(args);
             case "loop" -> LoopBench.run(args);
             case "soak" -> SoakBench.run(args);
@@ -34,7 +36,7 @@ public final class Bench {
             case "tinker" -> TinkerBench.run(args);
             case "swebench-verified" -> SweBenchVerifiedBench.run(args);
             default -> {
-                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, rubric, dispatcher, trainer, hf-model, hf-loop, loop, soak, chaos, tinker, swebench-verified");
+                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, rubric, dispatcher, trainer, learner-memory, hf-model, hf-loop, loop, soak, chaos, tinker, swebench-verified");
                 System.exit(2);
             }
         }

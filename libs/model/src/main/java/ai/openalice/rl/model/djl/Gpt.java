@@ -3,6 +3,7 @@ package ai.openalice.rl.model.djl;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.openalice.rl.model.GptConfig;
@@ -140,44 +141,77 @@ public final class Gpt implements CausalLm {
     /** Logits [B, T, V] for tokens [B, T] (int64), positions 0..T-1. */
     @Override
     public NDArray logits(NDArray tokens) {
-        long b = tokens.getShape().get(0);
-        long t = tokens.getShape().get(1);
-        if (t > config.contextLength()) {
-            throw new IllegalArgumentException(t + " tokens exceed the context length " + config.contextLength());
-        }
-        NDManager m = tokens.getManager();
-        NDArray positions = m.arange(0, (int) t, 1, DataType.INT64);
-        NDArray x = params.get("wte").get(tokens).add(params.get("wpe").get(positions));
-        NDArray mask = causalMask(m, (int) t);
+        NDArray x = embed(tokens);
         for (int l = 0; l < config.layers(); l++) {
-            String p = "h" + l + ".";
-            x = x.add(attention(layerNorm(x, p + "ln1"), p, mask, b, t));
-            x = x.add(mlp(layerNorm(x, p + "ln2"), p));
+            x = layer(l, x);
         }
         return layerNorm(x, "lnf").matMul(params.get("wte").transpose());
     }
 
-    /** log π(target | prefix) for every position: [B, T], targets [B, T] (int64). */
     @Override
-    public NDArray tokenLogprobs(NDArray tokens, NDArray targets, float temperature) {
-        NDArray logits = logits(tokens);
-        if (temperature != 1f) {
-            logits = Scalars.div(logits, temperature);
+    public NDArray embed(NDArray tokens) {
+        long t = tokens.getShape().get(1);
+        if (t > config.contextLength()) {
+            throw new IllegalArgumentException(t + " tokens exceed the context length " + config.contextLength());
         }
-        NDArray logp = logits.logSoftmax(-1);
-        return logp.mul(targets.oneHot(config.vocabSize(), DataType.FLOAT32)).sum(new int[] {-1});
+        NDArray positions = tokens.getManager().arange(0, (int) t, 1, DataType.INT64);
+        return params.get("wte").get(tokens).add(params.get("wpe").get(positions));
     }
 
-    private NDArray attention(NDArray x, String p, NDArray mask, long b, long t) {
+    @Override
+    public boolean embeddingsTrain() {
+        return true;
+    }
+
+    @Override
+    public int depth() {
+        return config.layers();
+    }
+
+    @Override
+    public int attentionHeads() {
+        return config.heads();
+    }
+
+    @Override
+    public int vocabSize() {
+        return config.vocabSize();
+    }
+
+    @Override
+    public NDList keysValues(int l, NDArray h) {
+        String p = "h" + l + ".";
+        int width = config.width();
+        long b = h.getShape().get(0);
+        long k = h.getShape().get(1);
+        NDList kv = layerNorm(h, p + "ln1").matMul(params.get(p + "attn.qkv").get(new NDIndex(":, " + width + ":")))
+                .add(params.get(p + "attn.qkv.bias").get(new NDIndex(width + ":"))).split(2, 2);
+        return new NDList(heads(kv.get(0), b, k, config.heads(), config.headSize()), heads(kv.get(1), b, k, config.heads(), config.headSize()));
+    }
+
+    @Override
+    public NDArray layer(int l, NDArray rows, NDList kv, int from) {
+        String p = "h" + l + ".";
+        NDArray y = rows.add(attention(layerNorm(rows, p + "ln1"), p, kv, from));
+        return y.add(mlp(layerNorm(y, p + "ln2"), p));
+    }
+
+    @Override
+    public NDArray headLogprobs(NDArray h, NDArray targets, float temperature) {
+        return LeanPass.targetLogprobs(layerNorm(h, "lnf").matMul(params.get("wte").transpose()), targets, temperature);
+    }
+
+    /** Attention of the normed rows x [B, n, D] at positions from..from+n−1 over keys and values of positions 0..from+n−1. */
+    private NDArray attention(NDArray x, String p, NDList kv, int from) {
+        long b = x.getShape().get(0);
+        int n = (int) x.getShape().get(1);
         int h = config.heads();
         int hd = config.headSize();
-        NDArray qkv = x.matMul(params.get(p + "attn.qkv")).add(params.get(p + "attn.qkv.bias"));
-        NDList parts = qkv.split(3, 2);
-        NDArray q = heads(parts.get(0), b, t, h, hd);
-        NDArray k = heads(parts.get(1), b, t, h, hd);
-        NDArray v = heads(parts.get(2), b, t, h, hd);
-        NDArray att = Scalars.mul(q.matMul(k.transpose(0, 1, 3, 2)), 1.0 / Math.sqrt(hd)).add(mask).softmax(-1);
-        NDArray y = att.matMul(v).transpose(0, 2, 1, 3).reshape(b, t, (long) h * hd);
+        int width = config.width();
+        NDArray q = x.matMul(params.get(p + "attn.qkv").get(new NDIndex(":, :" + width))).add(params.get(p + "attn.qkv.bias").get(new NDIndex(":" + width)));
+        NDArray att = Scalars.mul(heads(q, b, n, h, hd).matMul(kv.get(0).transpose(0, 1, 3, 2)), 1.0 / Math.sqrt(hd))
+                .add(causalMask(x.getManager(), from, from + n)).softmax(-1);
+        NDArray y = att.matMul(kv.get(1)).transpose(0, 2, 1, 3).reshape(b, n, (long) h * hd);
         return y.matMul(params.get(p + "attn.proj")).add(params.get(p + "attn.proj.bias"));
     }
 
@@ -201,13 +235,18 @@ public final class Gpt implements CausalLm {
 
     /** [t, t]: 0 where a position may attend (itself and earlier), −1e9 where it may not. */
     public static NDArray causalMask(NDManager m, int t) {
-        float[] mask = new float[t * t];
-        for (int i = 0; i < t; i++) {
-            for (int j = i + 1; j < t; j++) {
-                mask[i * t + j] = MASKED;
+        return causalMask(m, 0, t);
+    }
+
+    /** Rows from..k−1 of the causal mask over k positions: [k − from, k]. */
+    static NDArray causalMask(NDManager m, int from, int k) {
+        float[] mask = new float[(k - from) * k];
+        for (int i = from; i < k; i++) {
+            for (int j = i + 1; j < k; j++) {
+                mask[(i - from) * k + j] = MASKED;
             }
         }
-        return m.create(mask, new Shape(t, t));
+        return Scalars.owned(m, mask, new Shape(k - from, k));
     }
 
     @Override

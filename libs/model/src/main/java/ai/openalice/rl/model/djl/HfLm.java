@@ -5,7 +5,6 @@ import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
-import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.openalice.rl.model.checkpoint.Checkpoint;
 import ai.openalice.rl.model.checkpoint.Manifest;
@@ -16,6 +15,7 @@ import ai.openalice.rl.model.hf.LoraAdapter;
 import ai.openalice.rl.model.hf.LoraConfig;
 import ai.openalice.rl.model.hf.Rope;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -36,6 +36,7 @@ public final class HfLm implements CausalLm {
     private final Map<String, NDArray> trainable = new LinkedHashMap<>();
     private final LoraConfig lora;
     private final double[] inv;
+    private float[][] ropeTable = {new float[0], new float[0]};
     private Path source;
     private DType dtype = DType.F32;
     private boolean exportOnnx = true;
@@ -163,52 +164,94 @@ public final class HfLm implements CausalLm {
 
     @Override
     public NDArray logits(NDArray tokens) {
-        long b = tokens.getShape().get(0);
-        int t = (int) tokens.getShape().get(1);
-        if (t > config.maxPositions()) {
-            throw new IllegalArgumentException(t + " tokens exceed max_position_embeddings " + config.maxPositions());
-        }
-        NDManager m = tokens.getManager();
-        NDArray[] rope = rope(m, t);
-        NDArray mask = Gpt.causalMask(m, t);
-        NDArray h = weights.get("model.embed_tokens.weight").get(tokens);
+        NDArray h = embed(tokens);
         for (int l = 0; l < config.layers(); l++) {
-            String p = "model.layers." + l + ".";
-            h = h.add(attention(rmsNorm(h, weights.get(p + "input_layernorm.weight")), p, rope, mask, b, t));
-            h = h.add(mlp(rmsNorm(h, weights.get(p + "post_attention_layernorm.weight")), p));
+            h = layer(l, h);
         }
-        NDArray head = weights.get(config.tieWordEmbeddings() ? "model.embed_tokens.weight" : "lm_head.weight");
-        return rmsNorm(h, weights.get("model.norm.weight")).matMul(head.transpose());
+        return rmsNorm(h, weights.get("model.norm.weight")).matMul(head().transpose());
     }
 
     @Override
-    public NDArray tokenLogprobs(NDArray tokens, NDArray targets, float temperature) {
-        NDArray logits = logits(tokens);
-        if (temperature != 1f) {
-            logits = Scalars.div(logits, temperature);
+    public NDArray embed(NDArray tokens) {
+        long t = tokens.getShape().get(1);
+        if (t > config.maxPositions()) {
+            throw new IllegalArgumentException(t + " tokens exceed max_position_embeddings " + config.maxPositions());
         }
-        return logits.logSoftmax(-1).mul(targets.oneHot(config.vocabSize(), DataType.FLOAT32)).sum(new int[] {-1});
+        return weights.get("model.embed_tokens.weight").get(tokens);
     }
 
-    private NDArray attention(NDArray x, String p, NDArray[] rope, NDArray mask, long b, int t) {
+    @Override
+    public boolean embeddingsTrain() {
+        return lora == null;
+    }
+
+    @Override
+    public int depth() {
+        return config.layers();
+    }
+
+    @Override
+    public int attentionHeads() {
+        return config.heads();
+    }
+
+    @Override
+    public int vocabSize() {
+        return config.vocabSize();
+    }
+
+    @Override
+    public NDList keysValues(int l, NDArray h) {
+        String p = "model.layers." + l + ".";
+        long b = h.getShape().get(0);
+        int k = (int) h.getShape().get(1);
         int hd = config.headDim();
-        NDArray q = linear(x, p + "self_attn.q_proj").reshape(b, t, config.heads(), hd);
-        NDArray k = linear(x, p + "self_attn.k_proj").reshape(b, t, config.kvHeads(), hd);
-        NDArray v = linear(x, p + "self_attn.v_proj").reshape(b, t, config.kvHeads(), hd);
+        NDArray x = rmsNorm(h, weights.get(p + "input_layernorm.weight"));
+        NDArray kk = linear(x, p + "self_attn.k_proj").reshape(b, k, config.kvHeads(), hd);
+        NDArray v = linear(x, p + "self_attn.v_proj").reshape(b, k, config.kvHeads(), hd);
+        if (config.qkNorm()) {
+            kk = rmsNorm(kk, weights.get(p + "self_attn.k_norm.weight"));
+        }
+        return new NDList(rotate(kk.transpose(0, 2, 1, 3), rope(h.getManager(), 0, k)), v.transpose(0, 2, 1, 3));
+    }
+
+    @Override
+    public NDArray layer(int l, NDArray rows, NDList kv, int from) {
+        String p = "model.layers." + l + ".";
+        NDArray y = rows.add(attention(rmsNorm(rows, weights.get(p + "input_layernorm.weight")), p, kv, from));
+        return y.add(mlp(rmsNorm(y, weights.get(p + "post_attention_layernorm.weight")), p));
+    }
+
+    @Override
+    public NDArray headLogprobs(NDArray h, NDArray targets, float temperature) {
+        return LeanPass.targetLogprobs(rmsNorm(h, weights.get("model.norm.weight")).matMul(head().transpose()), targets, temperature);
+    }
+
+    private NDArray head() {
+        return weights.get(config.tieWordEmbeddings() ? "model.embed_tokens.weight" : "lm_head.weight");
+    }
+
+    /** Attention of the normed rows x [B, n, D] at positions from..from+n−1 over keys and values of positions 0..from+n−1. */
+    private NDArray attention(NDArray x, String p, NDList kv, int from) {
+        long b = x.getShape().get(0);
+        int n = (int) x.getShape().get(1);
+        int k = from + n;
+        int hd = config.headDim();
+        NDManager m = x.getManager();
+        NDArray q = linear(x, p + "self_attn.q_proj").reshape(b, n, config.heads(), hd);
         if (config.qkNorm()) {
             q = rmsNorm(q, weights.get(p + "self_attn.q_norm.weight"));
-            k = rmsNorm(k, weights.get(p + "self_attn.k_norm.weight"));
         }
-        q = rotate(q.transpose(0, 2, 1, 3), rope);
-        k = rotate(k.transpose(0, 2, 1, 3), rope);
-        v = v.transpose(0, 2, 1, 3);
+        q = rotate(q.transpose(0, 2, 1, 3), rope(m, from, k));
+        NDArray kk = kv.get(0);
+        NDArray v = kv.get(1);
         int group = config.heads() / config.kvHeads();
         if (group > 1) { // query head h reads KV head h / group
-            k = k.expandDims(2).broadcast(new Shape(b, config.kvHeads(), group, t, hd)).reshape(b, config.heads(), t, hd);
-            v = v.expandDims(2).broadcast(new Shape(b, config.kvHeads(), group, t, hd)).reshape(b, config.heads(), t, hd);
+            kk = kk.expandDims(2).broadcast(new Shape(b, config.kvHeads(), group, k, hd)).reshape(b, config.heads(), k, hd);
+            v = v.expandDims(2).broadcast(new Shape(b, config.kvHeads(), group, k, hd)).reshape(b, config.heads(), k, hd);
         }
-        NDArray att = Scalars.mul(q.matMul(k.transpose(0, 1, 3, 2)), 1.0 / Math.sqrt(hd)).add(mask).softmax(-1);
-        NDArray y = att.matMul(v).transpose(0, 2, 1, 3).reshape(b, t, (long) config.qWidth());
+        NDArray att = Scalars.mul(q.matMul(kk.transpose(0, 1, 3, 2)), 1.0 / Math.sqrt(hd)).add(Gpt.causalMask(m, from, k)).softmax(-1);
+        NDArray y = att.matMul(v).transpose(0, 2, 1, 3).reshape(b, n, (long) config.qWidth());
         return linear(y, p + "self_attn.o_proj");
     }
 
@@ -237,19 +280,31 @@ public final class HfLm implements CausalLm {
         return x.div(Scalars.add(ms, config.rmsNormEps()).sqrt()).mul(weight);
     }
 
-    /** cos and sin [T, head_dim] in the rotate-half layout (each frequency twice). */
-    private NDArray[] rope(NDManager m, int t) {
+    /** cos and sin [k − from, head_dim] of positions from..k−1 in the rotate-half layout (each frequency twice). */
+    private NDArray[] rope(NDManager m, int from, int k) {
+        float[][] table = ropeTable(k);
         int hd = config.headDim();
-        float[] cos = new float[t * hd];
-        float[] sin = new float[t * hd];
-        for (int pos = 0; pos < t; pos++) {
-            for (int i = 0; i < hd / 2; i++) {
-                double angle = pos * inv[i];
-                cos[pos * hd + i] = cos[pos * hd + i + hd / 2] = (float) Math.cos(angle);
-                sin[pos * hd + i] = sin[pos * hd + i + hd / 2] = (float) Math.sin(angle);
+        float[] cos = Arrays.copyOfRange(table[0], from * hd, k * hd);
+        float[] sin = Arrays.copyOfRange(table[1], from * hd, k * hd);
+        return new NDArray[] {Scalars.owned(m, cos, new Shape(k - from, hd)), Scalars.owned(m, sin, new Shape(k - from, hd))};
+    }
+
+    /** cos and sin of positions 0..at least t−1, computed once for the longest sequence seen (a pass asks per layer and block). */
+    private synchronized float[][] ropeTable(int t) {
+        int hd = config.headDim();
+        if (ropeTable[0].length < t * hd) {
+            float[] cos = new float[t * hd];
+            float[] sin = new float[t * hd];
+            for (int pos = 0; pos < t; pos++) {
+                for (int i = 0; i < hd / 2; i++) {
+                    double angle = pos * inv[i];
+                    cos[pos * hd + i] = cos[pos * hd + i + hd / 2] = (float) Math.cos(angle);
+                    sin[pos * hd + i] = sin[pos * hd + i + hd / 2] = (float) Math.sin(angle);
+                }
             }
+            ropeTable = new float[][] {cos, sin};
         }
-        return new NDArray[] {m.create(cos, new Shape(t, hd)), m.create(sin, new Shape(t, hd))};
+        return ropeTable;
     }
 
     /** x·cos + rotate_half(x)·sin, rotate_half(x) = [−x₂, x₁] of the halves, for x [B, H, T, head_dim]. */

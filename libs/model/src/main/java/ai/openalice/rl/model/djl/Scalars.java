@@ -1,6 +1,7 @@
 package ai.openalice.rl.model.djl;
 
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 
 /**
@@ -15,6 +16,17 @@ import ai.djl.ndarray.types.Shape;
  */
 public final class Scalars {
     private Scalars() {}
+
+    /**
+     * {@code values} as a tensor whose memory PyTorch owns: {@code NDManager.create} hands PyTorch
+     * a Java direct buffer ({@code from_blob}), which is freed once the wrapper is closed even while
+     * a graph still holds the tensor (the rotary tables, multiplied in, are kept for the backward).
+     */
+    public static NDArray owned(NDManager m, float[] values, Shape shape) {
+        try (NDArray borrowed = m.create(values, shape)) {
+            return borrowed.duplicate();
+        }
+    }
 
     /** A 0-dimensional tensor holding {@code value}, owned by PyTorch, on {@code like}'s manager, device and data type. */
     public static NDArray of(NDArray like, double value) {

@@ -34,7 +34,7 @@ public final class Score {
         }
         try (HfLm lm = adapterDir == null ? HfLm.full(c, weights) : HfLm.withAdapter(c, weights, LoraAdapter.load(adapterDir, c));
                 var sub = lm.manager().newSubManager()) {
-            float[] lp = lm.tokenLogprobs(sub.create(in, new Shape(1, in.length)), sub.create(target, new Shape(1, in.length)), 1f).toFloatArray();
+            float[] lp = new LeanPass(lm).logprobs(sub.create(in, new Shape(1, in.length)), sub.create(target, new Shape(1, in.length)), 1f).toFloatArray();
             double[] out = new double[lp.length];
             for (int i = 0; i < lp.length; i++) {
                 out[i] = lp[i];

@@ -1,6 +1,5 @@
 package ai.openalice.rl.model.learner;
 
-import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.NDScope;
@@ -9,6 +8,7 @@ import ai.djl.pytorch.jni.JniUtils;
 import ai.openalice.rl.core.loss.PolicyLossConfig;
 import ai.openalice.rl.model.checkpoint.Manifest;
 import ai.openalice.rl.model.djl.CausalLm;
+import ai.openalice.rl.model.djl.LeanPass;
 import ai.openalice.rl.model.djl.Scalars;
 import ai.openalice.rl.model.train.AdamW;
 import ai.openalice.rl.model.train.PolicyGradientLoss;
@@ -22,7 +22,8 @@ import java.util.Map;
  * the current policy, read off the same forward pass), then {@code ppoEpochs} passes over
  * {@code miniBatches} optimizer steps, each accumulating the gradient of micro-batches of
  * {@code microBatch} rows (the aggregation's coefficients were computed over the whole batch,
- * rescaled per mini-batch, so accumulation gives the mini-batch's exact gradient). Every NDArray
+ * rescaled per mini-batch, so accumulation gives the mini-batch's exact gradient), each micro-batch's
+ * pass a {@link LeanPass} (one block of one layer's graph at a time, the rest recomputed). Every NDArray
  * of a micro-batch lives in a scope closed after it (an {@code NDScope}: the model's ops attach
  * their results to the weights' manager otherwise): memory stays flat over weeks.
  */
@@ -30,6 +31,7 @@ public final class Learner<M extends CausalLm> implements PolicyLearner {
     private final M gpt;
     private final AdamW optimizer;
     private final Settings settings;
+    private final LeanPass lean;
 
     /** How a step is cut and scheduled, and the loss. */
     public record Settings(PolicyLossConfig loss, LrSchedule lr, int ppoEpochs, int miniBatches, int microBatch, float temperature) {
@@ -47,6 +49,7 @@ public final class Learner<M extends CausalLm> implements PolicyLearner {
         this.gpt = gpt;
         this.optimizer = optimizer;
         this.settings = settings;
+        this.lean = new LeanPass(gpt);
     }
 
     public M model() {
@@ -141,33 +144,20 @@ public final class Learner<M extends CausalLm> implements PolicyLearner {
                         int from = r0 * b.width();
                         int to = r1 * b.width();
                         NDArray mask = sub.create(Arrays.copyOfRange(b.mask(), from, to), shape);
-                        float[] logpNow;
                         float[] oldPart = old == null ? null : Arrays.copyOfRange(old, from, to);
-                        try (var gc = Engine.getInstance().newGradientCollector()) {
-                            NDArray logp = gpt.tokenLogprobs(sub.create(Arrays.copyOfRange(b.inputs(), from, to), shape),
-                                    sub.create(Arrays.copyOfRange(b.targets(), from, to), shape), settings.temperature());
-                            NDArray loss;
-                            if (sft) { // the completions' NLL, with the context tokens at weight w when w > 0
-                                NDArray weights = w > 0 ? mask.add(sub.create(Arrays.copyOfRange(b.contextMask(), from, to), shape).mul(w)) : mask;
-                                loss = Scalars.div(logp.mul(weights).sum().neg(), Math.max(1f, miniTokens + w * miniContext));
-                            } else {
-                                NDArray coef = sub.create(Arrays.copyOfRange(b.coef(), from, to), shape);
-                                coef = Scalars.mul(coef, scale);
-                                NDArray oldLogp = oldPart == null ? logp.stopGradient() : sub.create(oldPart, shape);
-                                loss = PolicyGradientLoss.loss(logp, oldLogp, sub.create(Arrays.copyOfRange(b.rolloutLogp(), from, to), shape),
-                                        sub.create(Arrays.copyOfRange(b.advantages(), from, to), shape), coef, settings.loss());
+                        var sl = new Slice(b, from, to, shape, sub);
+                        float norm = Math.max(1f, miniTokens + w * miniContext);
+                        var pass = lean.backward(sl.longs(b.inputs()), sl.longs(b.targets()), settings.temperature(),
+                                logp -> sft ? nll(sl, logp, mask, w, norm) : policyLoss(sl, logp, oldPart, scale));
+                        float[] logpNow = pass.logprobs();
+                        if (sft && w > 0) { // report the completion tokens' NLL, as without the context term
+                            double nll = 0;
+                            for (int i = 0; i < logpNow.length; i++) {
+                                nll -= logpNow[i] * b.mask()[from + i];
                             }
-                            gc.backward(loss);
-                            logpNow = logp.toFloatArray();
-                            if (sft && w > 0) { // report the completion tokens' NLL, as without the context term
-                                double nll = 0;
-                                for (int i = 0; i < logpNow.length; i++) {
-                                    nll -= logpNow[i] * b.mask()[from + i];
-                                }
-                                lossSum += nll / Math.max(1f, miniTokens) / settings.miniBatches() / settings.ppoEpochs();
-                            } else {
-                                lossSum += loss.getFloat() / settings.miniBatches() / settings.ppoEpochs();
-                            }
+                            lossSum += nll / Math.max(1f, miniTokens) / settings.miniBatches() / settings.ppoEpochs();
+                        } else {
+                            lossSum += pass.loss() / settings.miniBatches() / settings.ppoEpochs();
                         }
                         for (int i = 0; i < logpNow.length; i++) {
                             if (b.mask()[from + i] == 0) {
@@ -193,6 +183,30 @@ public final class Learner<M extends CausalLm> implements PolicyLearner {
         return new StepStats(lossSum, sft ? 0 : (double) clipped / counted, klSum / counted, entSum / counted, gradNorm, lr, b.completionTokens());
     }
 
+    /** Rows from..to of the batch's arrays, as NDArrays of one micro-batch's shape. */
+    private record Slice(SequenceBatch b, int from, int to, Shape shape, NDManager sub) {
+        NDArray floats(float[] all) {
+            return sub.create(Arrays.copyOfRange(all, from, to), shape);
+        }
+
+        NDArray longs(long[] all) {
+            return sub.create(Arrays.copyOfRange(all, from, to), shape);
+        }
+    }
+
+    /** The completions' NLL, with the context tokens at weight w when w > 0, over the mini-batch's norm. */
+    private static NDArray nll(Slice sl, NDArray logp, NDArray mask, float w, float norm) {
+        NDArray weights = w > 0 ? mask.add(sl.floats(sl.b().contextMask()).mul(w)) : mask;
+        return Scalars.div(logp.mul(weights).sum().neg(), norm);
+    }
+
+    /** GRPO++'s loss over the micro-batch; π_old is the pass's own log-probs (detached) unless given. */
+    private NDArray policyLoss(Slice sl, NDArray logp, float[] oldPart, float scale) {
+        NDArray coef = Scalars.mul(sl.floats(sl.b().coef()), scale);
+        NDArray oldLogp = oldPart == null ? logp.stopGradient() : sl.sub().create(oldPart, sl.shape());
+        return PolicyGradientLoss.loss(logp, oldLogp, sl.floats(sl.b().rolloutLogp()), sl.floats(sl.b().advantages()), coef, settings.loss());
+    }
+
     /** log π_θ of every target under the current weights, without a graph: π_old of the step. */
     public float[] logprobs(SequenceBatch b) {
         float[] out = new float[b.rows() * b.width()];
@@ -203,7 +217,7 @@ public final class Learner<M extends CausalLm> implements PolicyLearner {
                 var shape = new Shape(r1 - r0, b.width());
                 int from = r0 * b.width();
                 int to = r1 * b.width();
-                float[] part = gpt.tokenLogprobs(sub.create(Arrays.copyOfRange(b.inputs(), from, to), shape),
+                float[] part = lean.logprobs(sub.create(Arrays.copyOfRange(b.inputs(), from, to), shape),
                         sub.create(Arrays.copyOfRange(b.targets(), from, to), shape), settings.temperature()).toFloatArray();
                 System.arraycopy(part, 0, out, from, part.length);
             }
