@@ -126,15 +126,12 @@ public final class LeanPass {
         int rows = rows(h.getShape().get(0) * lm.attentionHeads() * t, t);
         NDList kv = keptList(owner, () -> lm.keysValues(l, h));
         var blocks = new NDList();
-        try {
         for (int q0 = 0; q0 < t; q0 += rows) {
             int from = q0;
             int to = Math.min(t, q0 + rows);
             blocks.add(kept(owner, () -> lm.layer(l, range(h, from, to), upTo(kv, to), from)));
         }
-        } finally {
-            kv.close();
-        }
+        kv.close();
         if (blocks.size() == 1) {
             return blocks.get(0);
         }
@@ -189,6 +186,7 @@ public final class LeanPass {
         NDList kv = keptList(owner, () -> lm.keysValues(l, h));
         NDArray k = leaf(kv.get(0));
         NDArray v = leaf(kv.get(1));
+        kv.close();
         for (int q0 = 0; q0 < t; q0 += rows) {
             int q1 = Math.min(t, q0 + rows);
             try (var scope = new NDScope(); var gc = Engine.getInstance().newGradientCollector()) {
