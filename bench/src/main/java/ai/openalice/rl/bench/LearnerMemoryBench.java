@@ -1,15 +1,7 @@
 package ai.openalice.rl.bench;
 
-import ai.djl.engine.Engine;
-import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDScope;
 import ai.djl.ndarray.types.DataType;
-import ai.djl.ndarray.types.Shape;
-import ai.djl.pytorch.jni.JniUtils;
-import ai.openalice.rl.core.loss.Aggregation;
 import ai.openalice.rl.core.loss.PolicyLossConfig;
-import ai.openalice.rl.events.Action;
-import ai.openalice.rl.events.Turn;
 import ai.openalice.rl.model.GptConfig;
 import ai.openalice.rl.model.djl.CausalLm;
 import ai.openalice.rl.model.djl.Gpt;
@@ -19,7 +11,6 @@ import ai.openalice.rl.model.hf.LoraAdapter;
 import ai.openalice.rl.model.hf.LoraConfig;
 import ai.openalice.rl.model.learner.Learner;
 import ai.openalice.rl.model.learner.LrSchedule;
-import ai.openalice.rl.model.learner.Sample;
 import ai.openalice.rl.model.learner.SequenceBatch;
 import ai.openalice.rl.model.train.AdamW;
 import java.io.BufferedReader;
@@ -29,12 +20,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
-import java.util.UUID;
 
 /**
  * The learner's peak resident memory and step time, before and after {@code LeanPass}, each in a
@@ -155,7 +142,7 @@ final class LearnerMemoryBench {
                     null, false, null), model.config(), 1);
             lm = HfLm.withAdapter(model.config(), model.floats(), lora);
         }
-        SequenceBatch batch = batch(context, rows, lm.vocabSize());
+        SequenceBatch batch = TrainerBench.batch(context, rows, lm.vocabSize());
         System.gc();
         System.out.printf("loaded: RSS %.0f MB, peak so far %.0f MB%n", status("VmRSS:"), status("VmHWM:"));
         var settings = new Learner.Settings(PolicyLossConfig.grpoPlusPlus(context), LrSchedule.constant(1e-4, 0), 1, 1, micro, 1f);
@@ -165,7 +152,9 @@ final class LearnerMemoryBench {
             for (int i = 0; i <= steps; i++) {
                 long t0 = System.nanoTime();
                 if (mode.equals("whole")) {
-                    wholeGraphStep(lm, opt, batch, micro);
+                    // the learner's arithmetic before LeanPass: the whole pass as one graph, log-softmax × one-hot
+                    TrainerBench.bare(lm, opt, batch, micro, (in, tg) -> lm.logits(in).logSoftmax(-1)
+                            .mul(tg.oneHot(lm.vocabSize(), DataType.FLOAT32)).sum(new int[] {-1}));
                 } else {
                     learner.rl(batch);
                 }
@@ -175,50 +164,6 @@ final class LearnerMemoryBench {
             }
         }
         System.out.printf("RESULT %.1f %.1f%n", best, status("VmHWM:"));
-    }
-
-    /** The learner's arithmetic before LeanPass: the whole pass as one graph, log-softmax × one-hot, the weighted log-likelihood, AdamW. */
-    private static void wholeGraphStep(CausalLm lm, AdamW opt, SequenceBatch b, int micro) {
-        JniUtils.setGradMode(false);
-        for (int r0 = 0; r0 < b.rows(); r0 += micro) {
-            try (NDScope scope = new NDScope(); var sub = lm.manager().newSubManager()) {
-                scope.suppressNotUsedWarning();
-                var shape = new Shape(micro, b.width());
-                int from = r0 * b.width();
-                int to = (r0 + micro) * b.width();
-                try (var gc = Engine.getInstance().newGradientCollector()) {
-                    NDArray logits = lm.logits(sub.create(Arrays.copyOfRange(b.inputs(), from, to), shape));
-                    NDArray targets = sub.create(Arrays.copyOfRange(b.targets(), from, to), shape);
-                    NDArray logp = logits.logSoftmax(-1).mul(targets.oneHot(lm.vocabSize(), DataType.FLOAT32)).sum(new int[] {-1});
-                    gc.backward(logp.mul(sub.create(Arrays.copyOfRange(b.coef(), from, to), shape)).sum().neg());
-                }
-            }
-        }
-        opt.update(lm.parameters(), 1e-4);
-    }
-
-    /** Sequences filling the context: 4 turns each of 24/256 prompt and 40/256 completion tokens (as TrainerBench). */
-    private static SequenceBatch batch(int context, int rows, int vocab) {
-        int prompt = context * 24 / 256;
-        int completionLength = context * 40 / 256;
-        var rnd = new Random(7);
-        var samples = new ArrayList<Sample>();
-        for (int i = 0; i < rows; i++) {
-            var turns = new ArrayList<Turn>();
-            for (int t = 0; t < 4; t++) {
-                var promptTokens = new ArrayList<Integer>();
-                var completion = new ArrayList<Integer>();
-                for (int k = 0; k < prompt; k++) {
-                    promptTokens.add(rnd.nextInt(vocab));
-                }
-                for (int k = 0; k < completionLength; k++) {
-                    completion.add(rnd.nextInt(vocab));
-                }
-                turns.add(new Turn(t, promptTokens, completion, Collections.nCopies(completionLength, -5.0), 0, new Action("bash", null, null), "", 0, 0));
-            }
-            samples.add(new Sample(UUID.randomUUID(), turns, i % 2 == 0 ? 0.5 : -0.5));
-        }
-        return SequenceBatch.of(samples, context, Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, context).batch();
     }
 
     /** A figure of /proc/self/status in MB: VmHWM (peak resident set), VmRSS. */

@@ -1,6 +1,7 @@
 package ai.openalice.rl.bench;
 
 import ai.djl.engine.Engine;
+import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDScope;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.pytorch.jni.JniUtils;
@@ -21,6 +22,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.Random;
 import java.util.UUID;
+import java.util.function.BinaryOperator;
 
 /**
  * The trainer's step (batching from trajectories, the GRPO++ loss with TIS, AdamW, micro-batch
@@ -43,28 +45,7 @@ final class TrainerBench {
         int rows = context >= 2048 ? 4 : 16;
         // third argument: the micro-batch (the trainer's memory grows with it: each holds micro x heads x context² attention floats)
         int micro = args.length > 3 ? Integer.parseInt(args[3]) : context >= 2048 ? 2 : 8;
-        int prompt = context * 24 / 256;
-        int completionLength = context * 40 / 256;
-        var rnd = new Random(7);
-        var samples = new ArrayList<Sample>();
-        for (int i = 0; i < rows; i++) {
-            var turns = new ArrayList<Turn>();
-            for (int t = 0; t < 4; t++) { // 4 turns of 24/256 prompt/observation and 40/256 completion tokens each fill the context
-                var promptTokens = new ArrayList<Integer>();
-                var completion = new ArrayList<Integer>();
-                for (int k = 0; k < prompt; k++) {
-                    promptTokens.add(rnd.nextInt(256));
-                }
-                for (int k = 0; k < completionLength; k++) {
-                    completion.add(rnd.nextInt(256));
-                }
-                turns.add(new Turn(t, promptTokens, completion, Collections.nCopies(completionLength, -5.0), 0, new Action("bash", null, null), "", 0,
-                        0));
-            }
-            samples.add(new Sample(UUID.randomUUID(), turns, i % 2 == 0 ? 0.5 : -0.5));
-        }
-        var built = SequenceBatch.of(samples, config.contextLength(), Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, config.contextLength());
-        var batch = built.batch();
+        var batch = batch(context, rows, 256);
         System.out.printf("trainer: GPT %,d parameters (2 layers, width 128, context %d), batch %d x %d in micro-batches of %d, %,d completion tokens per step,"
                 + " 1 thread, GLIBC_TUNABLES=%s%n", config.parameterCount(), context, batch.rows(), batch.width(), micro, batch.completionTokens(),
                 System.getenv().getOrDefault("GLIBC_TUNABLES", "-"));
@@ -96,8 +77,40 @@ final class TrainerBench {
         System.out.printf("  ratio trainer / baseline throughput    : %8.2fx (target >= 0.9)%n", bareMs / learnerMs);
     }
 
-    /** The least a learner does: the same micro-batches, log-likelihood of the masked targets, backward, AdamW. */
+    /** Sequences filling the context, tokens below {@code vocab}: 4 turns each of 24/256 prompt and 40/256 completion tokens. */
+    static SequenceBatch batch(int context, int rows, int vocab) {
+        int prompt = context * 24 / 256;
+        int completionLength = context * 40 / 256;
+        var rnd = new Random(7);
+        var samples = new ArrayList<Sample>();
+        for (int i = 0; i < rows; i++) {
+            var turns = new ArrayList<Turn>();
+            for (int t = 0; t < 4; t++) {
+                var promptTokens = new ArrayList<Integer>();
+                var completion = new ArrayList<Integer>();
+                for (int k = 0; k < prompt; k++) {
+                    promptTokens.add(rnd.nextInt(vocab));
+                }
+                for (int k = 0; k < completionLength; k++) {
+                    completion.add(rnd.nextInt(vocab));
+                }
+                turns.add(new Turn(t, promptTokens, completion, Collections.nCopies(completionLength, -5.0), 0, new Action("bash", null, null), "", 0, 0));
+            }
+            samples.add(new Sample(UUID.randomUUID(), turns, i % 2 == 0 ? 0.5 : -0.5));
+        }
+        return SequenceBatch.of(samples, context, Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, context).batch();
+    }
+
+    /** {@link #bare(CausalLm, AdamW, SequenceBatch, int, BinaryOperator)} with the model's own whole-graph log-probabilities. */
     static void bare(CausalLm gpt, AdamW opt, SequenceBatch b, int micro) {
+        bare(gpt, opt, b, micro, (in, tg) -> gpt.tokenLogprobs(in, tg, 1f));
+    }
+
+    /**
+     * The least a learner does: the same micro-batches, the log-likelihood of the masked targets
+     * ({@code logprobs} of inputs and targets), backward, AdamW.
+     */
+    static void bare(CausalLm gpt, AdamW opt, SequenceBatch b, int micro, BinaryOperator<NDArray> logprobs) {
         JniUtils.setGradMode(false);
         for (int r0 = 0; r0 < b.rows(); r0 += micro) {
             try (NDScope scope = new NDScope(); var sub = gpt.manager().newSubManager()) {
@@ -106,8 +119,8 @@ final class TrainerBench {
                 int from = r0 * b.width();
                 int to = (r0 + micro) * b.width();
                 try (var gc = Engine.getInstance().newGradientCollector()) {
-                    var logp = gpt.tokenLogprobs(sub.create(Arrays.copyOfRange(b.inputs(), from, to), shape),
-                            sub.create(Arrays.copyOfRange(b.targets(), from, to), shape), 1f);
+                    var logp = logprobs.apply(sub.create(Arrays.copyOfRange(b.inputs(), from, to), shape),
+                            sub.create(Arrays.copyOfRange(b.targets(), from, to), shape));
                     gc.backward(logp.mul(sub.create(Arrays.copyOfRange(b.coef(), from, to), shape)).sum().neg());
                 }
             }

@@ -215,7 +215,7 @@ public final class LeanPass {
         return leaf;
     }
 
-    /** {@link #kept} for a list. */
+    /** The arrays {@code f} makes, computed in a scope of their own (their intermediates freed at once) and owned by {@code owner}. */
     private static NDList keptList(NDManager owner, Supplier<NDList> f) {
         try (var scope = new NDScope()) {
             scope.suppressNotUsedWarning();
@@ -226,15 +226,9 @@ public final class LeanPass {
         }
     }
 
-    /** The result of {@code f}, computed in a scope of its own (its intermediates freed at once) and owned by {@code owner}. */
+    /** {@link #keptList} for one array. */
     private static NDArray kept(NDManager owner, Supplier<NDArray> f) {
-        try (var scope = new NDScope()) {
-            scope.suppressNotUsedWarning();
-            NDArray out = f.get();
-            NDScope.unregister(out);
-            out.attach(owner);
-            return out;
-        }
+        return keptList(owner, () -> new NDList(f.get())).singletonOrThrow();
     }
 
     /** Keys and values [B, H, k, hd] of positions 0..end−1. */
