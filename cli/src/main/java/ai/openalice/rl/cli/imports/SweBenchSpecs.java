@@ -272,6 +272,14 @@ public final class SweBenchSpecs {
     }
 
     /**
+     * The day by which SWE-bench's per-instance images, which its harness pulls, were on Docker Hub
+     * (SWE-bench issue 311, 2025-02-04; SWE-Gym's images were announced there four days later): an
+     * image cannot hold a release of later. Environments resolve PyPI as it was then, not as it is
+     * today (docutils 0.22, of 2025-07, broke sphinx 3.x, which the published runs resolve).
+     */
+    static final String PACKAGES_AS_OF = "2025-02-04";
+
+    /**
      * {@code repo}'s entry says where a spec whose packages are {@code requirements.txt} or
      * {@code environment.yml} finds that file (SWE-bench's paths of the repository).
      */
@@ -289,6 +297,7 @@ public final class SweBenchSpecs {
                 python.set(f, spec.get(f).deepCopy());
             }
         }
+        python.put("packages_as_of", PACKAGES_AS_OF);
         String packages = spec.path("packages").asText();
         if (packages.equals("requirements.txt") && repo.path("requirements_paths").isArray()) {
             python.set("requirements", repo.get("requirements_paths").deepCopy());

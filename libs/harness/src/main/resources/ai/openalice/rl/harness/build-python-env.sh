@@ -10,7 +10,7 @@
 #   CHECKOUT   the repository at the task's base commit (its install, its pre_install edits)
 #   SPEC_JSON  the task's toolchain.python: version, packages, pip_packages, pre_install, install (SWE-bench's
 #              words), requirements and env_yml (where a "requirements.txt" or "environment.yml" spec's file is:
-#              SWE-bench's paths of the repository)
+#              SWE-bench's paths of the repository), packages_as_of (resolve from PyPI as it was then)
 #   PROJECT_VERSION  the version a project that reads it from git tags (setuptools-scm) gets: the checkout has no tags
 #   SETUP_DIR  those files as the repository has them at the task's environment_setup_commit, where SWE-bench
 #              reads them (empty or absent: read from CHECKOUT)
@@ -40,6 +40,25 @@ field() { "$python" -c 'import json,sys; v=json.load(open(sys.argv[1])).get(sys.
 # 81 drops pkg_resources, which older projects import.
 echo "+ pip<24.1, setuptools<70 and wheel<0.44 (a conda environment's, as SWE-bench's images were built)"
 "$python" -m pip install -q --upgrade "pip<24.1" "setuptools<70" "wheel<0.44"
+
+# packages_as_of: every package resolved from PyPI as it was then (SWE-bench's images resolved their
+# unpinned packages when they were built; sphinx 3.x imports docutils.utils.roman, which docutils
+# 0.22 of 2025-07 removed). pip filters by upload time from 26.0 (--uploaded-prior-to, read here from
+# PIP_UPLOADED_PRIOR_TO by every pip this build runs, build isolation's too); pip 26.0 needs Python
+# 3.9, so older interpreters resolve unbounded, which their python_requires mostly bound anyway. The
+# environment gets pip<24.1 back at the end: sandboxes install the project with it.
+as_of=$(field packages_as_of)
+if [ -n "$as_of" ]; then
+  if "$python" -c 'import sys; sys.exit(sys.version_info < (3, 9))'; then
+    echo "+ pip>=26 for the build: packages as PyPI had them on $as_of (PIP_UPLOADED_PRIOR_TO)"
+    "$python" -m pip install -q --upgrade "pip>=26,<27"
+    [[ $as_of == *T* ]] || as_of="${as_of}T00:00:00Z" # a date is midnight UTC, not the host's local time
+    export PIP_UPLOADED_PRIOR_TO=$as_of
+  else
+    echo "+ packages_as_of $as_of not applied: pip filters by upload time from 26.0, which needs Python 3.9 (this is $("$python" -c 'import platform; print(platform.python_version())'))"
+    as_of=
+  fi
+fi
 
 packages=$(field packages)
 case "$packages" in
@@ -205,5 +224,9 @@ EOF
     echo "+ pip install ${requires[*]} (the project's build requirements)"
     "$python" -m pip install -q "${requires[@]}"
   fi
+fi
+if [ -n "$as_of" ]; then
+  echo "+ pip<24.1 back (the sandboxes' project install)"
+  "$python" -m pip install -q "pip<24.1"
 fi
 chmod -R a+rX "$env"

@@ -126,6 +126,24 @@ class PythonEnvironmentsTest {
         }
     }
 
+    /**
+     * packages_as_of: an unpinned docutils resolves to what PyPI had on 2025-02-04 — 0.21.2 (uploaded
+     * 2024-04-23; 0.22 came on 2025-07-29, PyPI's release history) — and the environment keeps pip
+     * below 24.1 for the sandboxes' install.
+     */
+    @Test
+    void packagesResolveAsPypiHadThemOnTheDayTheSpecNames() throws Exception {
+        var spec = task(Map.of("version", "3.11", "pip_packages", List.of("docutils"), "packages_as_of", "2025-02-04"))
+                .pythonToolchain().orElseThrow();
+        var dated = new PythonEnvironments(root.resolve("dated"), PythonEnvironments.defaultRoots());
+        var built = dated.ensure(spec, new WorkspaceSource.Git(repo.dir, repo.base), null);
+        var check = HostCommand.run(List.of(built.home() + "/bin/python3.11", "-c",
+                "import importlib.metadata as m; print(m.version('docutils'), m.version('pip'))"), null, Duration.ofMinutes(1));
+        String[] versions = check.output().strip().split(" ");
+        assertEquals("0.21.2", versions[0], check.output());
+        assertTrue(versions[1].startsWith("24.0"), "pip below 24.1 again: " + check.output());
+    }
+
     @Test
     void aPythonTheHostLacksIsAnEnvironmentVerdictNamingIt() throws Exception {
         Verdict v = harness.verify(task(Map.of("version", "3.1")), "");

@@ -8,6 +8,9 @@ import java.util.List;
 final class ToolchainChecks {
     private ToolchainChecks() {}
 
+    /** {@code toolchain.python.packages_as_of}: a date (midnight UTC) or a UTC date-time, as pip's --uploaded-prior-to reads them. */
+    private static final String AS_OF = "\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2})?Z)?";
+
     /** {@code toolchain}: optional, {@code {"java": "11"}} (a major version, as a string or a number) and/or {@code {"python": {...}}}. */
     static void check(JsonNode t, List<FieldError> errors) {
         if (t == null || t.isNull()) {
@@ -39,7 +42,9 @@ final class ToolchainChecks {
      * {@code requirements.txt} or {@code environment.yml} spec's file may be, first found wins),
      * {@code setup_commit} (the commit those files are read at: the row's environment_setup_commit),
      * {@code pre_install} (SWE-bench's steps before the install: Debian packages the host must have,
-     * edits to the repository) and {@code install} (the command that installs the project).
+     * edits to the repository), {@code install} (the command that installs the project) and, alice-rl's
+     * own, {@code packages_as_of} (an ISO date or UTC date-time: packages resolved from PyPI as it was
+     * then, as SWE-bench's images resolved theirs when they were built).
      */
     private static void python(JsonNode p, List<FieldError> errors) {
         if (!p.isObject()) {
@@ -49,13 +54,17 @@ final class ToolchainChecks {
         if (!p.path("version").asText("").matches("[23]\\.[0-9]{1,2}")) {
             errors.add(new FieldError("toolchain.python.version", Code.INVALID_VALUE, "must be a Python version like 3.9, got " + p.get("version")));
         }
-        for (String f : List.of("packages", "install", "setup_commit")) {
+        for (String f : List.of("packages", "install", "setup_commit", "packages_as_of")) {
             if (p.has(f) && !p.get(f).isTextual()) {
                 errors.add(new FieldError("toolchain.python." + f, Code.WRONG_TYPE, "must be a string, got " + TaskParser.kind(p.get(f))));
             }
         }
         if (p.path("setup_commit").isTextual() && !p.get("setup_commit").asText().matches("[0-9a-f]{7,40}")) {
             errors.add(new FieldError("toolchain.python.setup_commit", Code.INVALID_VALUE, "must be a commit id (7 to 40 hex digits), got " + p.get("setup_commit")));
+        }
+        if (p.path("packages_as_of").isTextual() && !p.get("packages_as_of").asText().matches(AS_OF)) {
+            errors.add(new FieldError("toolchain.python.packages_as_of", Code.INVALID_VALUE,
+                    "must be a date like 2025-02-04 or a UTC time like 2025-02-04T00:00:00Z, got " + p.get("packages_as_of")));
         }
         for (String f : List.of("pip_packages", "requirements", "env_yml", "pre_install")) {
             if (p.has(f) && (!p.get(f).isArray() || !allText(p.get(f)))) {

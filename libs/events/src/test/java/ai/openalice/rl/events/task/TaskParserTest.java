@@ -99,8 +99,11 @@ class TaskParserTest {
         var node = sweBench();
         node.set("toolchain", json("{'python': {'version': '3.9', 'packages': 'pytest', 'pip_packages': ['six==1.16.0'], 'install': 'python -m pip install .'}}"));
         assertEquals("3.9", valid(node).pythonToolchain().orElseThrow().get("version").asText());
-        node.set("toolchain", json("{'python': {'version': 'py3', 'packages': ['pytest'], 'pip_packages': 'six'}}"));
+        node.set("toolchain", json("{'python': {'version': '3.9', 'packages_as_of': '2025-02-04T00:00:00Z'}}"));
+        assertEquals("2025-02-04T00:00:00Z", valid(node).pythonToolchain().orElseThrow().get("packages_as_of").asText());
+        node.set("toolchain", json("{'python': {'version': 'py3', 'packages': ['pytest'], 'pip_packages': 'six', 'packages_as_of': '4 Feb 2025'}}"));
         var errors = errors(node);
+        assertEquals(FieldError.Code.INVALID_VALUE, errors.get("toolchain.python.packages_as_of"), "a date pip reads the same on every host");
         assertEquals(FieldError.Code.INVALID_VALUE, errors.get("toolchain.python.version"));
         assertEquals(FieldError.Code.WRONG_TYPE, errors.get("toolchain.python.packages"));
         assertEquals(FieldError.Code.WRONG_TYPE, errors.get("toolchain.python.pip_packages"));
