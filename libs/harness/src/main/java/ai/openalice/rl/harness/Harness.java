@@ -91,7 +91,7 @@ public final class Harness {
         try (Sandbox s = sandboxes.create(network.applyTo(spec(task, jdk, python)))) {
             String editsFailed = environmentOf(jdk, python).commitWorkspaceEdits(s);
             if (editsFailed != null) {
-                return environment(task, start, "what the environment's pre_install changed does not apply to the workspace: " + editsFailed, "");
+                return environment(task, start, "the environment's pre_install steps failed in the workspace: " + editsFailed, "");
             }
             // the base the test and configuration files are reset to: with the set-up edits, as SWE-bench's image holds them
             // (its tox.ini with -rA, which a protected file reset to the bare base would lose)

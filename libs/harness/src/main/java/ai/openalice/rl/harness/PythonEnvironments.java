@@ -58,28 +58,33 @@ public final class PythonEnvironments {
      * version the project reports when its build reads it from git tags (setuptools-scm), which a
      * task's workspace does not have (null: leave it to the build).
      */
-    public record Built(Path home, Interpreter interpreter, String projectVersion) {
+    public record Built(Path home, Interpreter interpreter, String projectVersion, List<String> workspaceSteps) {
+        public Built {
+            workspaceSteps = List.copyOf(workspaceSteps);
+        }
+
         /** For the verdict: what ran the tests. */
         public String describe() {
             return "python " + interpreter.version() + " environment " + home.getFileName();
         }
-
-        /**
-         * What the spec's {@code pre_install} changed in the repository (a git diff), which the
-         * workspace gets committed before anything else, as SWE-bench's image holds it; null: nothing.
-         */
-        public String workspaceEdits() {
-            try {
-                Path p = home.resolve(PRE_INSTALL_PATCH);
-                return Files.isRegularFile(p) && Files.size(p) > 0 ? Files.readString(p) : null;
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
     }
 
-    /** Where a built environment keeps what its pre_install changed in the repository. */
-    static final String PRE_INSTALL_PATCH = ".pre_install.patch";
+    /**
+     * The spec's {@code pre_install} steps that edit the repository (all but those installing Debian
+     * packages, which the host has): each workspace runs them at its own commit before anything else,
+     * as SWE-bench's instance image runs them at the instance's base. Not a diff recorded by the build:
+     * the environment is shared by every commit with the same set-up files, whose other files (sphinx's
+     * tox.ini) differ, and a recorded diff of one commit does not apply to another.
+     */
+    static List<String> workspaceSteps(JsonNode spec) {
+        var steps = new ArrayList<String>();
+        for (JsonNode step : spec.path("pre_install")) {
+            if (!step.asText().isBlank() && !step.asText().contains("apt-get")) {
+                steps.add(step.asText());
+            }
+        }
+        return steps;
+    }
 
     /** Why a task's environment could not be had: the reason and the build log's tail (empty when nothing was built). */
     public static final class Unavailable extends Exception {
@@ -188,7 +193,7 @@ public final class PythonEnvironments {
                 build(spec, interpreter, checkout, home, projectVersion, setupCommit == null ? null
                         : SetupFiles.checkOut((WorkspaceSource.Git) source, setupCommit, SetupFiles.of(spec), checkout));
             }
-            return new Built(home, interpreter, projectVersion);
+            return new Built(home, interpreter, projectVersion, workspaceSteps(spec));
         } catch (IOException e) {
             throw new Unavailable("the Python environment could not be prepared: " + e.getMessage(), "");
         } finally {

@@ -21,6 +21,13 @@ prefix=$1 env=$2 checkout=$3 spec=$4 setup=${6:-} conda_map=${7:-}
 [ -n "$setup" ] || setup=$checkout
 
 cp -a "$prefix/." "$env/"
+# The copy's build configuration names the headers where it was copied from (INCLUDEPY), which a C
+# extension's build here compiles against; a sandbox does not see them and its build takes the copy's
+# own: the copy's here too, so that both compile the same command (and ccache's results of this build
+# serve the sandboxes'). Only those two entries: the others (INCLUDEDIR) steer setuptools' installs.
+find "$env/lib" -maxdepth 2 -name '_sysconfigdata_*.py' \
+  -exec sed -i -E "s|^( *'(CONF)?INCLUDEPY': ')${prefix%/}/|\1$env/|" {} +
+find "$env/lib" -maxdepth 3 -path '*/__pycache__/_sysconfigdata_*' -delete
 export PATH="$env/bin:$PATH" LD_LIBRARY_PATH="$env/lib" PYTHONNOUSERSITE=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 python=$(ls "$env"/bin/python[0-9].[0-9]* | grep -E 'python[0-9]+\.[0-9]+$' | head -1)
 # The host interpreter's own installed packages are not the environment's (a new conda environment
@@ -163,8 +170,8 @@ fi
 
 # SWE-bench's pre_install, before the install as its image runs it: Debian packages must be on this
 # host already (sandboxes see its /usr; dev/stack install adds those of the bundled specs); the other
-# steps run in the checkout, and what they change in it is kept (.pre_install.patch) for the harness to
-# apply and commit in each sandbox's workspace before the patch, as SWE-bench's image holds them committed.
+# steps run in the checkout here, for the install below, and again in each sandbox's workspace at its
+# own commit (the harness commits what they change there before the patch, as SWE-bench's image holds it).
 for step in "${pre[@]}"; do
   [ -n "$step" ] || continue
   if [[ $step == *apt-get* ]]; then
@@ -182,15 +189,23 @@ for step in "${pre[@]}"; do
   fi
 done
 if [ -n "${pre[*]}" ]; then
-  git -C "$checkout" diff --binary > "$env/.pre_install.patch"
   echo "+ (pre_install) changed $(git -C "$checkout" diff --name-only | wc -l) files of the repository"
 fi
 
 # The repository's own install pulls its dependencies from PyPI now, while there is network; the
 # project itself is uninstalled again (sandboxes install it, patched, from their workspace).
+# A project with C extensions (astropy's) compiles them here and again in every sandbox's install:
+# through ccache (Debian's, where the host has it), whose cache the environment keeps for the
+# sandboxes to read (TestEnvironment); the working folder and the locale (a sandbox's environment is
+# not the host's) are left out of the hash so that a workspace elsewhere hits it.
 if [ -n "$install" ]; then
   echo "+ $install (in the repository at its base commit, for its dependencies)"
-  (cd "$checkout" && bash -c "$install")
+  if [ -d /usr/lib/ccache ] && command -v ccache >/dev/null; then
+    echo "+ (compilers through ccache, its cache kept in the environment for the sandboxes)"
+    (cd "$checkout" && PATH="/usr/lib/ccache:$PATH" CCACHE_DIR="$env/.ccache" CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=locale bash -c "$install")
+  else
+    (cd "$checkout" && bash -c "$install")
+  fi
   "$python" - <<'EOF' | while read -r name; do echo "+ pip uninstall $name (the project itself)"; "$python" -m pip uninstall -q -y "$name"; done
 # what pip installed from a folder (PEP 610's direct_url.json), or linked in the old way (.egg-link);
 # read as files, so that it works on every Python 3 (importlib.metadata is 3.8+)

@@ -38,10 +38,19 @@ public final class FixtureRepo {
         return new FixtureRepo(dir, git(dir, "rev-parse", "HEAD").strip());
     }
 
+    /** Commits {@code files} (path → content) on top of the repository's head; returns the new commit (the base stays the first). */
+    public String commit(Map<String, String> files) throws IOException {
+        write(dir, files);
+        git(dir, "add", "-A");
+        git(dir, "commit", "-qm", "later");
+        return git(dir, "rev-parse", "HEAD").strip();
+    }
+
     /** The diff that turns the base into the base plus {@code changes} (content, or null to delete). */
     public String patch(Map<String, String> changes) throws IOException {
         Path work = Files.createTempDirectory("fixture-patch");
         HostCommand.check(List.of("git", "clone", "-q", dir.toString(), work.toString()), null, T);
+        git(work, "checkout", "-q", base);
         for (var e : changes.entrySet()) {
             Path p = work.resolve(e.getKey());
             if (e.getValue() == null) {

@@ -144,6 +144,35 @@ class PythonEnvironmentsTest {
         assertTrue(versions[1].startsWith("24.0"), "pip below 24.1 again: " + check.output());
     }
 
+    /**
+     * A project with a C extension: the environment's build compiles it through ccache, and a
+     * sandbox's install of the same source in another folder reads that (every compile a hit, the
+     * extension works) without writing the read-only cache.
+     */
+    @Test
+    void aSandboxInstallReadsWhatTheBuildCompiled() throws Exception {
+        var compiled = FixtureRepo.create(root.resolve("compiled-repo"), Map.of(
+                "setup.py", "from setuptools import setup, Extension\nsetup(name='speed', version='0.1', ext_modules=[Extension('speed', ['speed.c'])])\n",
+                "speed.c", "#include <Python.h>\nstatic PyObject *answer(PyObject *s, PyObject *a) { return PyLong_FromLong(42); }\n"
+                        + "static PyMethodDef M[] = {{\"answer\", answer, METH_NOARGS, \"\"}, {0}};\n"
+                        + "static struct PyModuleDef D = {PyModuleDef_HEAD_INIT, \"speed\", \"\", -1, M};\n"
+                        + "PyMODINIT_FUNC PyInit_speed(void) { return PyModule_Create(&D); }\n"));
+        HostCommand.check(List.of("chmod", "-R", "a+rX", compiled.dir.toString()), null, Duration.ofSeconds(10));
+        var spec = task(Map.of("version", "3.11", "install", "python -m pip install -e .")).pythonToolchain().orElseThrow();
+        var source = new WorkspaceSource.Git(compiled.dir, compiled.base);
+        var built = new PythonEnvironments(root.resolve("compiled"), PythonEnvironments.defaultRoots()).ensure(spec, source, null);
+        assertTrue(Files.isDirectory(built.home().resolve(TestEnvironment.COMPILER_CACHE)), "the build's compiler cache kept");
+        var sandboxSpec = TestEnvironment.of(null, null, null, null).withPython(built).applyTo(SandboxSpec.of(source));
+        try (var s = provider.create(sandboxSpec)) {
+            var r = s.exec("CCACHE_LOGFILE=/tmp/cc.log python -m pip install -q -e . 2>&1 && python -c 'import speed; print(\"answer\", speed.answer())'",
+                    Duration.ofMinutes(3));
+            assertTrue(r.stdout().contains("answer 42"), r.stdout() + r.stderr());
+            var log = s.exec("grep -o 'Result: .*' /tmp/cc.log | sort | uniq -c", Duration.ofMinutes(1));
+            assertTrue(log.stdout().contains("Result: direct_cache_hit") && !log.stdout().contains("miss"),
+                    "the compile read the build's result: " + log.stdout() + log.stderr());
+        }
+    }
+
     @Test
     void aPythonTheHostLacksIsAnEnvironmentVerdictNamingIt() throws Exception {
         Verdict v = harness.verify(task(Map.of("version", "3.1")), "");
