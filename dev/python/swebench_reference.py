@@ -3,7 +3,8 @@
 Usage: swebench_reference.py parse PARSER LOG_FILE
        swebench_reference.py specs
        swebench_reference.py registry
-`parse` prints {"results": {test: STATUS}} — what swebench's parser of that name reads from the log.
+`parse` prints {"results": {test: STATUS}} — what swebench's parser of that name reads from the log
+(5.0.2's; pytest-v2 is 4.1.0's parse_log_pytest_v2 and pytest-v2-joined 5.0.2's).
 `specs` prints swebench 4.1.0's repository spec table (the last release that has one in the
 package, installed beside 5.0.2 in the folder swebench-specs of this environment):
 {"repos": {repo: {"parser": its log parser's function name or null, "versions": {version: spec},
@@ -112,19 +113,25 @@ def main():
         return registry()
     if len(sys.argv) != 4 or sys.argv[1] != "parse":
         sys.exit(__doc__)
+    with open(sys.argv[3], encoding="utf-8") as f:
+        log = f.read()
+    if sys.argv[2] == "pytest-v2":
+        # swebench 4.1.0's, whose ids SWE-bench Verified's test lists hold (a parameter cut at its
+        # first space) and whose verdicts the published runs have; 5.x keys the whole id (pytest-v2-joined)
+        _, log_parsers, _, _ = spec_table_modules()
+        print(json.dumps({"results": log_parsers.python.parse_log_pytest_v2(log, None)}))
+        return
     python, go = swebench_modules()
     parsers = {
         "pytest-rA": python.parse_log_pytest,
         "pytest-options": python.parse_log_pytest_options,
-        "pytest-v2": python.parse_log_pytest_v2,
+        "pytest-v2-joined": python.parse_log_pytest_v2,
         "django": python.parse_log_django,
         "seaborn": python.parse_log_seaborn,
         "sympy": python.parse_log_sympy,
         "matplotlib": python.parse_log_matplotlib,
         "go-test": go.parse_log_gotest,
     }
-    with open(sys.argv[3], encoding="utf-8") as f:
-        log = f.read()
     print(json.dumps({"results": parsers[sys.argv[2]](log, None)}))
 
 

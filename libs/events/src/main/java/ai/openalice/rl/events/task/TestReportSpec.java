@@ -33,7 +33,7 @@ public sealed interface TestReportSpec {
      * reporter; ids the tests' titles, as SWE-bench names them); and SWE-bench's parsers of its
      * Python repositories and of Go — {@code pytest-rA} (parse_log_pytest: flask, pytest, xarray, …),
      * {@code pytest-options} (requests, pylint, pydicom), {@code pytest-v2} (astropy, scikit-learn,
-     * sphinx), {@code pytest-pydantic} (SWE-Gym's pydantic), {@code django}, {@code seaborn}, {@code sympy}, {@code matplotlib} and {@code go-test}
+     * sphinx; swebench 4.1.0's, whose ids SWE-bench Verified lists; {@code pytest-v2-joined} is 5.x's), {@code pytest-pydantic} (SWE-Gym's pydantic), {@code django}, {@code seaborn}, {@code sympy}, {@code matplotlib} and {@code go-test}
      * ({@code go test -v}) — read as the official package reads them; and SWE-PolyBench's ten
      * ({@code polybench-java}, {@code polybench-python}, {@code polybench-js}, {@code polybench-js-jest},
      * {@code polybench-js-mocha}, {@code polybench-ts-jest}, {@code polybench-ts-jest-title},
@@ -41,8 +41,8 @@ public sealed interface TestReportSpec {
      * harness reads them (its tasks say {@code "grading": "swe-polybench"} as well).
      */
     record Log(String parser) implements TestReportSpec {
-        public static final List<String> PARSERS = List.of("maven", "cargo", "jest", "mocha", "pytest-rA", "pytest-options", "pytest-v2", "pytest-pydantic",
-                "django", "seaborn", "sympy", "matplotlib", "go-test", "polybench-java", "polybench-python", "polybench-js", "polybench-js-jest",
+        public static final List<String> PARSERS = List.of("maven", "cargo", "jest", "mocha", "pytest-rA", "pytest-options", "pytest-v2", "pytest-v2-joined",
+                "pytest-pydantic", "django", "seaborn", "sympy", "matplotlib", "go-test", "polybench-java", "polybench-python", "polybench-js", "polybench-js-jest",
                 "polybench-js-mocha", "polybench-ts-jest", "polybench-ts-jest-title", "polybench-ts-mocha", "polybench-ts-mocha-file", "polybench-bazel");
     }
 }

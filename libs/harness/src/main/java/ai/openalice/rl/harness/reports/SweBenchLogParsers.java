@@ -34,6 +34,7 @@ public final class SweBenchLogParsers {
             case "matplotlib" -> new Pytest(true, false);
             case "pytest-options" -> new Pytest(false, true);
             case "pytest-v2" -> new PytestV2();
+            case "pytest-v2-joined" -> new PytestV2Joined();
             case "pytest-pydantic" -> new PytestPydantic();
             case "django" -> new Django();
             case "seaborn" -> new Seaborn();
@@ -145,8 +146,39 @@ public final class SweBenchLogParsers {
         }
     }
 
-    /** {@code parse_log_pytest_v2} (astropy, scikit-learn, sphinx): colour codes and control characters dropped, verbose lines read too. */
+    /**
+     * {@code parse_log_pytest_v2} (astropy, scikit-learn, sphinx) of swebench 4.1.0: colour codes and
+     * control characters dropped, a status line keyed by its second word (a failure's {@code " - "}
+     * joined in, a parameter with a space cut at it), a verbose line ending in a status keyed by its
+     * first word with its second as the status. SWE-bench Verified's test lists were made by this
+     * reading ({@code test_unparse[a} for {@code test_unparse[a + b-a + b]}: 81 ids of sphinx,
+     * astropy and scikit-learn instances), and the published runs' verdicts came from it; 5.x keys
+     * the whole id ({@link PytestV2Joined}), which those lists never name.
+     */
     record PytestV2() implements TestReportParser {
+        @Override
+        public Map<String, TestStatus> parse(String output, List<String> files) {
+            var out = new LinkedHashMap<String, TestStatus>();
+            for (String raw : output.split("\n", -1)) {
+                String line = plain(raw);
+                if (startsWithStatus(line)) {
+                    String[] w = words(line.startsWith("FAILED") ? line.replace(" - ", " ") : line);
+                    if (w.length >= 2) {
+                        out.put(w[1], status(w[0]));
+                    }
+                } else if (STATUSES.stream().anyMatch(line::endsWith)) {
+                    String[] w = words(line);
+                    if (w.length >= 2) {
+                        out.put(w[0], status(w[1]));
+                    }
+                }
+            }
+            return out;
+        }
+    }
+
+    /** {@code parse_log_pytest_v2} of swebench 5.x: as {@link PytestV2}, but a status line keyed by the whole id (a failure's message cut off) and a verbose line by all but its last word. */
+    record PytestV2Joined() implements TestReportParser {
         @Override
         public Map<String, TestStatus> parse(String output, List<String> files) {
             var out = new LinkedHashMap<String, TestStatus>();

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * SWE-bench's log parsers against the official swebench package's (5.0.2, its own code run by
+ * SWE-bench's log parsers against the official swebench package's (5.0.2, and 4.1.0's for pytest-v2; its own code run by
  * {@code dev/python/swebench_reference.py}) on logs of real runs captured on the project's machine
  * ({@code logs/swebench/}): one pytest 9.2 suite (a pass, a failure, a skip, an expected failure, a
  * fixture error, a class, and parameters that are a path, hold a space or a dash) run as SWE-bench's
@@ -35,6 +35,7 @@ class SweBenchLogParsersTest {
 
     @ParameterizedTest(name = "{0} on {1}")
     @CsvSource({"pytest-rA, pytest-rA.log", "pytest-options, pytest-rA.log", "pytest-v2, pytest-vv-classic.log", "pytest-v2, pytest-rA.log",
+            "pytest-v2-joined, pytest-vv-classic.log", "pytest-v2-joined, pytest-rA.log",
             "matplotlib, pytest-rA.log", "seaborn, pytest-seaborn.log", "seaborn, pytest-vv-classic.log", "django, django-v2.log",
             "sympy, sympy-verbose.log", "go-test, go-test-v.log"})
     void readsAsTheOfficialParserReads(String parser, String log) throws Exception {
@@ -96,7 +97,7 @@ class SweBenchLogParsersTest {
 
     @Test
     void everyNamedParserIsOneATaskMayName() {
-        for (String name : List.of("pytest-rA", "pytest-options", "pytest-v2", "pytest-pydantic", "django", "seaborn", "sympy", "matplotlib", "go-test")) {
+        for (String name : List.of("pytest-rA", "pytest-options", "pytest-v2", "pytest-v2-joined", "pytest-pydantic", "django", "seaborn", "sympy", "matplotlib", "go-test")) {
             assertNotNull(SweBenchLogParsers.named(name), name);
             assertEquals(true, TestReportSpec.Log.PARSERS.contains(name), name + " is accepted in a task's test_report");
         }
