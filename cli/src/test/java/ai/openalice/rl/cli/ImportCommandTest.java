@@ -112,7 +112,7 @@ class ImportCommandTest {
                 + "\npython -m pip install .\npytest -rA test_requests.py", tasks.get(1).get("test_command").asText());
         assertEquals("pytest-options", tasks.get(1).get("test_report").get("parser").asText(), "requests' parser is SWE-bench's pytest_options");
         assertEquals("swebench:psf/requests@1.1", tasks.get(1).get("spec").asText());
-        assertEquals("{\"python\":{\"version\":\"3.9\",\"packages\":\"pytest\",\"install\":\"python -m pip install .\",\"packages_as_of\":\"2025-02-04\"},\"unroutable\":[\"10.255.255.0/24\"],\"stand_ins\":[\"httpbin\"]}",
+        assertEquals("{\"python\":{\"version\":\"3.9\",\"packages\":\"pytest\",\"install\":\"python -m pip install .\",\"packages_as_of\":\"2025-01-05\"},\"unroutable\":[\"10.255.255.0/24\"],\"stand_ins\":[\"httpbin\"]}",
                 tasks.get(1).get("toolchain").toString(), "the environment SWE-bench's spec of requests 1.1 builds");
         assertEquals("set -uxo pipefail\n[ ! -f /opt/miniconda3/bin/activate ] || { source /opt/miniconda3/bin/activate && conda activate testbed; }"
                 + "\npytest -rA tests/test_requests.py", tasks.get(2).get("test_command").asText(),

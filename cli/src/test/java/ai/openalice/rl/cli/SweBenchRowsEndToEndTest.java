@@ -75,7 +75,7 @@ class SweBenchRowsEndToEndTest {
     void theRowTakesSweBenchsSpec() throws Exception {
         JsonNode task = M.readTree(Files.readAllLines(tasks).getFirst());
         assertEquals("swebench:psf/requests@1.1", task.get("spec").asText());
-        assertEquals("{\"python\":{\"version\":\"3.9\",\"packages\":\"pytest\",\"install\":\"python -m pip install .\",\"packages_as_of\":\"2025-02-04\"},\"unroutable\":[\"10.255.255.0/24\"],\"stand_ins\":[\"httpbin\"]}", task.get("toolchain").toString());
+        assertEquals("{\"python\":{\"version\":\"3.9\",\"packages\":\"pytest\",\"install\":\"python -m pip install .\",\"packages_as_of\":\"2025-01-05\"},\"unroutable\":[\"10.255.255.0/24\"],\"stand_ins\":[\"httpbin\"]}", task.get("toolchain").toString());
     }
 
     @Test

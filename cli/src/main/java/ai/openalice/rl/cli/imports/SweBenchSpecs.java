@@ -272,12 +272,13 @@ public final class SweBenchSpecs {
     }
 
     /**
-     * The day by which SWE-bench's per-instance images, which its harness pulls, were on Docker Hub
-     * (SWE-bench issue 311, 2025-02-04; SWE-Gym's images were announced there four days later): an
-     * image cannot hold a release of later. Environments resolve PyPI as it was then, not as it is
-     * today (docutils 0.22, of 2025-07, broke sphinx 3.x, which the published runs resolve).
+     * A day before SWE-bench's per-instance images, which its harness pulls, were built: they hold
+     * Pygments 2.18, not 2.19.0 of 2025-01-05 14:11 UTC (sphinx 5.0's highlighting tests pass in the
+     * published run and fail with 2.19's whitespace tokens), and they were on Docker Hub by 2025-02-04
+     * (SWE-bench issue 311). Environments resolve PyPI as it was then, not as it is today (docutils
+     * 0.22 of 2025-07 broke sphinx 3.x, which the published run resolves).
      */
-    static final String PACKAGES_AS_OF = "2025-02-04";
+    static final String PACKAGES_AS_OF = "2025-01-05";
 
     /**
      * {@code repo}'s entry says where a spec whose packages are {@code requirements.txt} or

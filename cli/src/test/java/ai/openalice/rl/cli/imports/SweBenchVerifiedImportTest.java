@@ -78,7 +78,7 @@ class SweBenchVerifiedImportTest {
         assertEquals(expected, fromScript.get("test_command").asText());
         assertEquals(expected, fromTable.get("test_command").asText());
         JsonNode toolchain = fromScript.get("toolchain");
-        assertEquals("{\"python\":{\"version\":\"3.9\",\"packages\":\"pytest\",\"install\":\"python -m pip install .\",\"packages_as_of\":\"2025-02-04\"},\"unroutable\":[\"10.255.255.0/24\"],\"stand_ins\":[\"httpbin\"]}", toolchain.toString(),
+        assertEquals("{\"python\":{\"version\":\"3.9\",\"packages\":\"pytest\",\"install\":\"python -m pip install .\",\"packages_as_of\":\"2025-01-05\"},\"unroutable\":[\"10.255.255.0/24\"],\"stand_ins\":[\"httpbin\"]}", toolchain.toString(),
                 "SWE-bench's environment of requests 1.1, which the eval script does not name");
         assertEquals(toolchain, fromTable.get("toolchain"));
         assertEquals("pytest-options", fromScript.get("test_report").get("parser").asText());
