@@ -151,9 +151,9 @@ public final class SweBenchLogParsers {
      * control characters dropped, a status line keyed by its second word (a failure's {@code " - "}
      * joined in, a parameter with a space cut at it), a verbose line ending in a status keyed by its
      * first word with its second as the status. SWE-bench Verified's test lists were made by this
-     * reading ({@code test_unparse[a} for {@code test_unparse[a + b-a + b]}: 81 ids of sphinx,
-     * astropy and scikit-learn instances), and the published runs' verdicts came from it; 5.x keys
-     * the whole id ({@link PytestV2Joined}), which those lists never name.
+     * reading ({@code test_unparse[a} for {@code test_unparse[a + b-a + b]}: 159 listed ids of 15
+     * sphinx, astropy and scikit-learn instances), and the published runs' verdicts came from it; 5.x
+     * keys the whole id ({@link PytestV2Joined}), which those lists never name.
      */
     record PytestV2() implements TestReportParser {
         @Override
