@@ -198,13 +198,24 @@ fi
 # through ccache (Debian's, where the host has it), whose cache the environment keeps for the
 # sandboxes to read (TestEnvironment); the working folder and the locale (a sandbox's environment is
 # not the host's) are left out of the hash so that a workspace elsewhere hits it.
-if [ -n "$install" ]; then
-  echo "+ $install (in the repository at its base commit, for its dependencies)"
+install_project() {
   if [ -d /usr/lib/ccache ] && command -v ccache >/dev/null; then
-    echo "+ (compilers through ccache, its cache kept in the environment for the sandboxes)"
     (cd "$checkout" && PATH="/usr/lib/ccache:$PATH" CCACHE_DIR="$env/.ccache" CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=locale bash -c "$install")
   else
     (cd "$checkout" && bash -c "$install")
+  fi
+}
+if [ -n "$install" ]; then
+  echo "+ $install (in the repository at its base commit, for its dependencies)"
+  command -v ccache >/dev/null && echo "+ (compilers through ccache, its cache kept in the environment for the sandboxes)"
+  # pip 26 (packages_as_of) has no setup.py develop: a project whose build system pins a setuptools
+  # without PEP 660's editable hook (pylint 2.15's) installs again with pip<24.1, as SWE-bench's did,
+  # what that adds resolved without the date (said here)
+  if ! install_project; then
+    [ -n "$as_of" ] || exit 1
+    echo "+ the install failed with pip 26; again with pip<24.1, whatever it adds resolved as PyPI has it today"
+    "$python" -m pip install -q "pip<24.1"
+    install_project
   fi
   "$python" - <<'EOF' | while read -r name; do echo "+ pip uninstall $name (the project itself)"; "$python" -m pip uninstall -q -y "$name"; done
 # what pip installed from a folder (PEP 610's direct_url.json), or linked in the old way (.egg-link);
