@@ -17,6 +17,7 @@ import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
@@ -25,6 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
 
 /**
@@ -39,11 +41,12 @@ import java.util.regex.Pattern;
  */
 public final class PythonEnvironments {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final System.Logger LOG = System.getLogger(PythonEnvironments.class.getName());
     private static final Pattern XY = Pattern.compile("\\d+\\.\\d+");
     private static final Pattern PROJECT_VERSION = Pattern.compile("\\d+(\\.\\d+){0,3}");
     private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(30);
     private static final int LOG_TAIL = 4000;
-    private static final ConcurrentHashMap<Path, Object> BUILDING = new ConcurrentHashMap<>();
+    private static final ConcurrentHashMap<Path, ReentrantLock> BUILDING = new ConcurrentHashMap<>();
     /** A build that failed is not tried again for this long (the same spec fails the same way; a network blip is waited out). */
     private static final Duration RETRY_FAILED_AFTER = Duration.ofMinutes(10);
     private static final ConcurrentHashMap<Path, Failure> FAILED = new ConcurrentHashMap<>();
@@ -100,13 +103,26 @@ public final class PythonEnvironments {
         }
     }
 
+    /** The cache's size bound unless told (about 35 xarray environments). */
+    public static final int DEFAULT_MAX_GIB = 40;
+
     private final Path cache;
     private final List<Path> interpreterRoots;
+    private final long maxBytes;
 
     /** Environments under {@code cache} (readable by sandbox users), interpreters from the folders of {@code interpreterRoots}. */
     public PythonEnvironments(Path cache, List<Path> interpreterRoots) {
+        this(cache, interpreterRoots, DEFAULT_MAX_GIB);
+    }
+
+    /** As above, the cache kept under {@code maxGib} GiB by removing what was used longest ago (0: no bound; {@link EnvironmentCache}). */
+    public PythonEnvironments(Path cache, List<Path> interpreterRoots, int maxGib) {
+        if (maxGib < 0) {
+            throw new IllegalArgumentException("the Python environment cache's bound must be 0 (none) or more GiB, got " + maxGib);
+        }
         this.cache = cache;
         this.interpreterRoots = List.copyOf(interpreterRoots);
+        this.maxBytes = maxGib * (1L << 30);
     }
 
     /** Where environments are cached unless told: a system cache folder for root (sandboxes run under other uids), else the user's. */
@@ -192,7 +208,9 @@ public final class PythonEnvironments {
                 }
                 build(spec, interpreter, checkout, home, projectVersion, setupCommit == null ? null
                         : SetupFiles.checkOut((WorkspaceSource.Git) source, setupCommit, SetupFiles.of(spec), checkout));
+                trim(home);
             }
+            EnvironmentCache.used(home);
             return new Built(home, interpreter, projectVersion, workspaceSteps(spec));
         } catch (IOException e) {
             throw new Unavailable("the Python environment could not be prepared: " + e.getMessage(), "");
@@ -207,13 +225,29 @@ public final class PythonEnvironments {
         }
     }
 
+    /** Keeps the cache under its bound after {@code built} was added; a failure to is said, not the verification's. */
+    private void trim(Path built) {
+        try {
+            for (Path removed : EnvironmentCache.trim(cache, maxBytes, built, Instant.now(), h -> BUILDING.computeIfAbsent(h, x -> new ReentrantLock()))) {
+                LOG.log(System.Logger.Level.INFO, "removed the Python environment {0}, used longest ago, to keep {1} under {2} GiB",
+                        removed.getFileName(), cache, maxBytes >> 30);
+            }
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "the Python environment cache {0} could not be kept under its bound: {1}", cache, e.getMessage());
+        }
+    }
+
     private void build(JsonNode spec, Interpreter interpreter, Path checkout, Path home, String projectVersion, Path setup)
             throws IOException, Unavailable {
         Files.createDirectories(cache);
         // one build per environment: across processes by a file lock, within this one by a monitor
         // (a second FileChannel.lock on the same file in one JVM throws instead of waiting)
-        synchronized (BUILDING.computeIfAbsent(home, h -> new Object())) {
+        ReentrantLock inProcess = BUILDING.computeIfAbsent(home, h -> new ReentrantLock());
+        inProcess.lock();
+        try {
             buildLocked(spec, interpreter, checkout, home, projectVersion, setup);
+        } finally {
+            inProcess.unlock();
         }
     }
 
@@ -244,6 +278,7 @@ public final class PythonEnvironments {
                     FAILED.put(home, new Failure(why, System.nanoTime()));
                     throw why;
                 }
+                EnvironmentCache.sized(home);
                 Files.writeString(home.resolve(".complete"), JSON.writeValueAsString(spec) + "\n");
                 FAILED.remove(home);
             } finally {

@@ -136,6 +136,10 @@ public interface RunnerConfig {
      */
     Optional<Path> pythonEnvs();
 
+    /** The size bound of {@link #pythonEnvs()} in GiB, as the verifier's {@code verifier.python-envs-max-gib}; 0: no bound. */
+    @WithDefault("40")
+    int pythonEnvsMaxGib();
+
     /** Folders of Python installations by version ({@code X.Y.Z/bin/pythonX.Y}) environments are built from; default: pyenv's. */
     Optional<List<Path>> pythonRoots();
 

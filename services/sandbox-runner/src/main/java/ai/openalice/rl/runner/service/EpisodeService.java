@@ -115,7 +115,7 @@ public class EpisodeService {
         SandboxReadable.requireReadable("runner", mounted);
         var python = config.sandboxBackend() == RunnerConfig.SandboxBackend.LOCAL // a pod's image holds its own environment
                 ? new PythonEnvironments(config.pythonEnvs().orElseGet(PythonEnvironments::defaultCache),
-                        config.pythonRoots().orElseGet(PythonEnvironments::defaultRoots))
+                        config.pythonRoots().orElseGet(PythonEnvironments::defaultRoots), config.pythonEnvsMaxGib())
                 : null;
         environment = new AgentEnvironment(config.mavenRepository().orElse(null), config.mavenHome().orElse(null), null, python, metrics);
         var backend = SandboxBackends.open(config.sandboxBackend(), config.sandboxRoot(), this::kubernetesSettings,

@@ -41,6 +41,13 @@ public interface VerifierConfig {
      */
     Optional<Path> pythonEnvs();
 
+    /**
+     * The size bound of {@link #pythonEnvs()} in GiB: after a build, the environments used longest
+     * ago (and not in the last 2 hours) are removed until it holds; 0: no bound.
+     */
+    @WithDefault("40")
+    int pythonEnvsMaxGib();
+
     /** Folders of Python installations by version ({@code X.Y.Z/bin/pythonX.Y}) environments are built from; default: pyenv's. */
     Optional<List<Path>> pythonRoots();
 

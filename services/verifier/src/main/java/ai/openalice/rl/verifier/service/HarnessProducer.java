@@ -47,7 +47,7 @@ public class HarnessProducer {
                 .withMaven(config.mavenRepository().orElse(null), config.mavenHome().orElse(null)).withNpmCache(config.npmCache().orElse(null))
                 .withMirrors(config.mirrors().orElse(null))
                 .withPython(new PythonEnvironments(config.pythonEnvs().orElseGet(PythonEnvironments::defaultCache),
-                        config.pythonRoots().orElseGet(PythonEnvironments::defaultRoots)));
+                        config.pythonRoots().orElseGet(PythonEnvironments::defaultRoots), config.pythonEnvsMaxGib()));
         var waiting = OutageWaitingProvider.of(sandboxes, config.sandboxOutageGrace());
         metrics.gauge("verifier_sandbox_backend_available", waiting, w -> w.available() ? 1 : 0);
         metrics.more().counter("verifier_sandbox_outage_waits_total", List.of(), waiting, w -> w.waits());
