@@ -21,12 +21,15 @@ prefix=$1 env=$2 checkout=$3 spec=$4 setup=${6:-} conda_map=${7:-}
 [ -n "$setup" ] || setup=$checkout
 
 cp -a "$prefix/." "$env/"
-# The copy's build configuration names the headers where it was copied from (INCLUDEPY), which a C
-# extension's build here compiles against; a sandbox does not see them and its build takes the copy's
-# own: the copy's here too, so that both compile the same command (and ccache's results of this build
-# serve the sandboxes'). Only those two entries: the others (INCLUDEDIR) steer setuptools' installs.
+# The copy's build configuration names the headers and the libpython where it was copied from
+# (INCLUDEPY; LIBDIR and the -L and -rpath of LDSHARED), which a C extension's build compiles and links
+# against; a sandbox does not see them (an interpreter built --enable-shared before 3.8, as astropy
+# 1.3's Python 3.6, links every extension with -lpython3.6m: "cannot find -lpython3.6m"). Both take the
+# copy's own, so that both run the same commands (and ccache's results of this build serve the
+# sandboxes'). Only those entries: the others (INCLUDEDIR) steer setuptools' installs.
 find "$env/lib" -maxdepth 2 -name '_sysconfigdata_*.py' \
-  -exec sed -i -E "s|^( *'(CONF)?INCLUDEPY': ')${prefix%/}/|\1$env/|" {} +
+  -exec sed -i -E -e "s|^( *'(CONF)?INCLUDEPY': ')${prefix%/}/|\1$env/|" -e "s|^( *'LIBDIR': ')${prefix%/}/lib'|\1$env/lib'|" \
+  -e "s#(-L|-Wl,-rpath,)${prefix%/}/lib([ '])#\1$env/lib\2#g" {} +
 find "$env/lib" -maxdepth 3 -path '*/__pycache__/_sysconfigdata_*' -delete
 export PATH="$env/bin:$PATH" LD_LIBRARY_PATH="$env/lib" PYTHONNOUSERSITE=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 python=$(ls "$env"/bin/python[0-9].[0-9]* | grep -E 'python[0-9]+\.[0-9]+$' | head -1)
