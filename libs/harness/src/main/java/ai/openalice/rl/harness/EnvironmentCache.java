@@ -62,16 +62,10 @@ final class EnvironmentCache {
 
     /**
      * Removes environments under {@code cache}, used longest ago first, until their sizes add up to
-     * at most {@code maxBytes} (0: no bound). Returns the ones removed.
-     */
-    static List<Path> trim(Path cache, long maxBytes, Path keep, Instant now) throws IOException {
-        return trim(cache, maxBytes, keep, now, h -> new ReentrantLock());
-    }
-
-    /**
-     * As above, {@code inProcess} giving the lock this process's builds of an environment hold: the
-     * lock file is opened only while it is held, because closing any channel on a file releases
-     * every record lock this process has on it (POSIX), a build's too.
+     * at most {@code maxBytes} (0: no bound). Returns the ones removed. {@code inProcess} gives the
+     * lock this process's builds of an environment hold: the lock file is opened only while it is
+     * held, because closing any channel on a file releases every record lock this process has on it
+     * (POSIX), a build's too.
      */
     static List<Path> trim(Path cache, long maxBytes, Path keep, Instant now, Function<Path, ReentrantLock> inProcess) throws IOException {
         if (maxBytes <= 0 || !Files.isDirectory(cache)) {
@@ -148,7 +142,11 @@ final class EnvironmentCache {
                 // measured again below
             }
         }
-        return measure(home);
+        long bytes = measure(home);
+        if (Files.exists(home.resolve(".complete"))) { // built before sizes were recorded: measured once
+            Files.writeString(size, Long.toString(bytes));
+        }
+        return bytes;
     }
 
     /** Bytes on disk, as du counts them (blocks, hard links once). */

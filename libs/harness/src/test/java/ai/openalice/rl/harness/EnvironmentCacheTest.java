@@ -14,6 +14,8 @@ import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 class EnvironmentCacheTest {
     private static final long MIB = 1L << 20;
     private static final Instant NOW = Instant.parse("2026-12-06T12:00:00Z");
+    /** No build of this process holds an environment's lock. */
+    private static final Function<Path, ReentrantLock> NO_BUILDS = h -> new ReentrantLock();
 
     @TempDir
     Path dir;
@@ -44,7 +48,7 @@ class EnvironmentCacheTest {
         Path d = env("d", 4, 0);
         // 4 environments of 4 MiB (and a few KiB of folder and marks): under 10 MiB two must go,
         // b (9 h) then a (5 h); c (3 h) stays, under the bound once the two are gone
-        var removed = EnvironmentCache.trim(dir.resolve("cache"), 10 * MIB, d, NOW);
+        var removed = EnvironmentCache.trim(dir.resolve("cache"), 10 * MIB, d, NOW, NO_BUILDS);
         assertEquals(List.of(b, a), removed);
         assertFalse(Files.exists(a) || Files.exists(b));
         assertTrue(Files.exists(c.resolve("data")) && Files.exists(d.resolve("data")));
@@ -66,14 +70,14 @@ class EnvironmentCacheTest {
         try {
             assertEquals("held", new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8)).readLine());
             // a bound of 1 MiB cannot be kept: only "old" may go
-            assertEquals(List.of(old), EnvironmentCache.trim(cache, MIB, built, NOW));
+            assertEquals(List.of(old), EnvironmentCache.trim(cache, MIB, built, NOW, NO_BUILDS));
         } finally {
             holder.destroy();
             holder.waitFor();
         }
         assertTrue(Files.exists(recent.resolve("data")) && Files.exists(built.resolve("data")) && Files.exists(locked.resolve("data")));
         // the lock released, "locked" goes as well
-        assertEquals(List.of(locked), EnvironmentCache.trim(cache, MIB, built, NOW));
+        assertEquals(List.of(locked), EnvironmentCache.trim(cache, MIB, built, NOW, NO_BUILDS));
     }
 
     @Test
@@ -83,8 +87,8 @@ class EnvironmentCacheTest {
         Files.write(failed.resolve("partial"), new byte[(int) (2 * MIB)]);
         Files.setLastModifiedTime(failed, FileTime.from(NOW.minus(Duration.ofHours(3))));
         Path fresh = env("fresh", 2, 0);
-        assertEquals(List.of(), EnvironmentCache.trim(cache, 0, fresh, NOW));
+        assertEquals(List.of(), EnvironmentCache.trim(cache, 0, fresh, NOW, NO_BUILDS));
         // no .size and no .used: measured with du, dated by the folder, and removed first
-        assertEquals(List.of(failed), EnvironmentCache.trim(cache, 3 * MIB, fresh, NOW));
+        assertEquals(List.of(failed), EnvironmentCache.trim(cache, 3 * MIB, fresh, NOW, NO_BUILDS));
     }
 }
