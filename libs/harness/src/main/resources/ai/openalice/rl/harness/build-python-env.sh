@@ -220,6 +220,21 @@ if [ -n "$install" ]; then
     "$python" -m pip install -q "pip<24.1"
     install_project
   fi
+  # setup.py's setup_requires (astropy 4.0.dev's Cython and Jinja2) are fetched by setuptools into the
+  # checkout's .eggs, which a sandbox's fresh workspace lacks and cannot fetch offline: they go into
+  # the environment, where setuptools finds them satisfied. With packages_as_of by name, as PyPI had
+  # them then (what pip<24.1's fetch got is today's); without, the versions fetched.
+  if [ -d "$checkout/.eggs" ]; then
+    mapfile -t eggs < <(find "$checkout/.eggs" -maxdepth 1 -name '*.egg' -printf '%f\n' | sed -E 's/^([^-]+)-([^-]+)-.*$/\1==\2/')
+    if [ "${#eggs[@]}" -gt 0 ]; then
+      if [ -n "$as_of" ]; then
+        eggs=("${eggs[@]%%==*}")
+        "$python" -m pip install -q --upgrade "pip>=26,<27"
+      fi
+      echo "+ pip install ${eggs[*]} (what setup_requires fetched into .eggs)"
+      "$python" -m pip install -q "${eggs[@]}"
+    fi
+  fi
   "$python" - <<'EOF' | while read -r name; do echo "+ pip uninstall $name (the project itself)"; "$python" -m pip uninstall -q -y "$name"; done
 # what pip installed from a folder (PEP 610's direct_url.json), or linked in the old way (.egg-link);
 # read as files, so that it works on every Python 3 (importlib.metadata is 3.8+)

@@ -1,6 +1,7 @@
 package ai.openalice.rl.runner.config;
 
 import ai.openalice.rl.events.RunProfile;
+import ai.openalice.rl.harness.PythonEnvironments;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.net.URI;
@@ -137,7 +138,7 @@ public interface RunnerConfig {
     Optional<Path> pythonEnvs();
 
     /** The size bound of {@link #pythonEnvs()} in GiB, as the verifier's {@code verifier.python-envs-max-gib}; 0: no bound. */
-    @WithDefault("40")
+    @WithDefault("" + PythonEnvironments.DEFAULT_MAX_GIB)
     int pythonEnvsMaxGib();
 
     /** Folders of Python installations by version ({@code X.Y.Z/bin/pythonX.Y}) environments are built from; default: pyenv's. */

@@ -1,6 +1,7 @@
 package ai.openalice.rl.verifier.config;
 
 import ai.openalice.rl.harness.FlakyRule;
+import ai.openalice.rl.harness.PythonEnvironments;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.nio.file.Path;
@@ -45,7 +46,7 @@ public interface VerifierConfig {
      * The size bound of {@link #pythonEnvs()} in GiB: after a build, the environments used longest
      * ago (and not in the last 2 hours) are removed until it holds; 0: no bound.
      */
-    @WithDefault("40")
+    @WithDefault("" + PythonEnvironments.DEFAULT_MAX_GIB)
     int pythonEnvsMaxGib();
 
     /** Folders of Python installations by version ({@code X.Y.Z/bin/pythonX.Y}) environments are built from; default: pyenv's. */
