@@ -7,6 +7,10 @@ import java.util.List;
  * after the previous turn's completion (system prompt and problem for turn 0, then the
  * observation), so the full prompt of turn t is every earlier delta and completion followed by
  * this delta. {@code logprobs} are the sampling log-probs of the completion tokens.
+ * {@code newContext}: this turn's prompt does not extend the context before it (an agent program
+ * that rewrote its history between calls), so {@code promptDeltaTokenIds} is its whole prompt and
+ * the turns from here on are a sequence of their own, trained as a sample of its own with the
+ * episode's advantage. Always false for the first turn and for the built-in agent loop.
  */
 public record Turn(
         int index,
@@ -17,7 +21,13 @@ public record Turn(
         Action action,
         String observation,
         long policyMs,
-        long toolMs) {
+        long toolMs,
+        boolean newContext) {
+
+    public Turn(int index, List<Integer> promptDeltaTokenIds, List<Integer> completionTokenIds, List<Double> logprobs, long policyVersion,
+            Action action, String observation, long policyMs, long toolMs) {
+        this(index, promptDeltaTokenIds, completionTokenIds, logprobs, policyVersion, action, observation, policyMs, toolMs, false);
+    }
 
     public Turn {
         promptDeltaTokenIds = List.copyOf(promptDeltaTokenIds);
@@ -26,6 +36,9 @@ public record Turn(
         if (logprobs.size() != completionTokenIds.size()) {
             throw new IllegalArgumentException("turn " + index + ": " + logprobs.size() + " logprobs for "
                     + completionTokenIds.size() + " completion tokens");
+        }
+        if (newContext && index == 0) {
+            throw new IllegalArgumentException("turn 0 starts the context; newContext is for a later turn whose prompt does not extend it");
         }
     }
 }

@@ -6,8 +6,9 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Trajectories as next-token rows [B, T]: row s holds the episode's tokens (prompt deltas and
- * completions, turn after turn) as inputs and the same shifted by one as targets. Only positions
+ * Trajectories as next-token rows [B, T]: a row holds an episode's tokens (prompt deltas and
+ * completions, turn after turn; an episode whose agent rewrote its history gets a row per
+ * {@link Sample#segments() segment}) as inputs and the same shifted by one as targets. Only positions
  * whose target is a completion token carry weight — prompt and observation tokens are masked —
  * with the sampling log-prob of that token, the sequence's advantage, and the aggregation's
  * coefficient. {@code contextMask} marks the other real targets (prompt and observation tokens),
@@ -54,7 +55,7 @@ public record SequenceBatch(int rows, int width, long[] inputs, long[] targets, 
         var kept = new ArrayList<Sample>();
         var rejected = new ArrayList<Rejected>();
         int width = 1;
-        for (Sample s : samples) {
+        for (Sample s : samples.stream().flatMap(x -> x.segments().stream()).toList()) {
             int len = s.length();
             if (len < 2 || s.turns().stream().allMatch(t -> t.completionTokenIds().isEmpty())) {
                 rejected.add(new Rejected(s.rolloutId(), Why.NOTHING_TO_LEARN, "no completion tokens"));

@@ -42,6 +42,34 @@ class SequenceBatchTest {
     }
 
     @Test
+    void anEpisodeWhoseAgentRewroteItsHistoryIsOneRowPerContextWithTheEpisodesAdvantage() {
+        UUID id = UUID.randomUUID();
+        // context 1: prompt [1 2], completion [3]; observation [4], completion [5]
+        // context 2 (the agent dropped its history): prompt [1 9] whole, completion [6]
+        var turns = List.of(turn(0, List.of(1, 2), List.of(3), List.of(-0.1)), turn(1, List.of(4), List.of(5), List.of(-0.2)),
+                new Turn(2, List.of(1, 9), List.of(6), List.of(-0.3), 0, null, "", 0, 0, true));
+        var s = new Sample(id, turns, 0.5, new double[] {0.1, 0.2, 0.3});
+        var segments = s.segments();
+        assertEquals(2, segments.size());
+        assertEquals(List.of(0, 1), segments.get(0).turns().stream().map(Turn::index).toList());
+        assertEquals(List.of(2), segments.get(1).turns().stream().map(Turn::index).toList());
+        assertArrayEquals(new double[] {0.1, 0.2}, segments.get(0).turnAdvantages());
+        assertArrayEquals(new double[] {0.3}, segments.get(1).turnAdvantages());
+        var x = SequenceBatch.of(List.of(s), 16, Aggregation.SEQ_MEAN_TOKEN_SUM_NORM, 10).batch();
+        assertEquals(2, x.rows());
+        assertEquals(4, x.width());
+        // row 1: tokens 1 2 3 4 5; row 2: tokens 1 9 6 — never 1 2 3 4 5 1 9 6, a context the model never saw
+        assertArrayEquals(new long[] {1, 2, 3, 4, 1, 9, 0, 0}, x.inputs());
+        assertArrayEquals(new long[] {2, 3, 4, 5, 9, 6, 0, 0}, x.targets());
+        assertArrayEquals(new float[] {0, 1, 0, 1, 0, 1, 0, 0}, x.mask());
+        assertArrayEquals(new float[] {0, 0.1f, 0, 0.2f, 0, 0.3f, 0, 0}, x.advantages());
+        assertArrayEquals(new float[] {0, -0.1f, 0, -0.2f, 0, -0.3f, 0, 0}, x.rolloutLogp());
+        assertEquals(List.of(id, id), x.rolloutIds());
+        var one = new Sample(id, turns.subList(0, 2), 0.5);
+        assertEquals(List.of(one), one.segments(), "an episode in one context is its own only segment");
+    }
+
+    @Test
     void seqMeanTokenMeanGivesEveryEpisodeTheSamePushWhateverItsLength() {
         // a short success (3 completion tokens, A = +1) and a long failure (6 completion tokens, A = -1)
         var success = new Sample(UUID.randomUUID(), List.of(turn(0, List.of(1), List.of(2, 3, 4), List.of(-1.0, -1.0, -1.0))), 1);

@@ -284,7 +284,7 @@ public final class TrainingLoop implements Runnable {
             return false;
         }
         step++;
-        pending.add(new TrainerStore.Pending(step, List.copyOf(batch.groups()), built.batch().rolloutIds()));
+        pending.add(new TrainerStore.Pending(step, List.copyOf(batch.groups()), built.batch().rolloutIds().stream().distinct().toList()));
         var c = batch.counts();
         var metrics = new TrainingMetrics(step, policyVersion, stats.loss(), sft ? null : stats.clipFraction(), stats.approxKl(), stats.entropy(),
                 batch.meanReward(), batch.rExecRate(), batch.sPrmMean(), built.batch().rows(), stats.tokens(),
