@@ -1,0 +1,179 @@
+package ai.openalice.rl.agent.external;
+
+import ai.openalice.rl.jinja.TemplateException;
+import ai.openalice.rl.model.chat.ChatTemplate;
+import ai.openalice.rl.model.tokenizer.Tokenizer;
+import ai.openalice.rl.policy.Completion;
+import ai.openalice.rl.policy.CompletionRequest;
+import ai.openalice.rl.policy.Policy;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The policy behind one episode's chat calls from an agent program, each call recorded token-exact.
+ * A call is laid out by the model's chat template and tokenised here, never by the program. When
+ * its messages are the previous call's, then the answer given to it unchanged, then more, the
+ * prompt is the previous prompt, the completion's tokens as they were sampled, and the tokens of
+ * what the template writes after that answer (found by rendering the conversation with a marker in
+ * the answer's place): the context the policy saw goes on, and the trainer gets one sequence.
+ * Otherwise (the program dropped, summarised or edited its history) the whole conversation is
+ * rendered and tokenised afresh, and {@link RecordedCalls} makes it a context of its own.
+ */
+public final class RecordingChat {
+
+    /** How to sample one answer. */
+    public record Sampling(int maxTokens, double temperature, double topP, List<String> stop, Long seed) {
+        public Sampling {
+            stop = stop == null ? List.of() : List.copyOf(stop);
+        }
+    }
+
+    /** The answer the program gets, and what was recorded of the call. */
+    public record Answer(String text, Completion.FinishReason finish, int promptTokens, int completionTokens, long policyVersion, boolean continued) {}
+
+    /**
+     * What the endpoint tokenised for call {@code index}: the whole rendered conversation, or, for a
+     * call that continued the previous one, only the text the template writes after its answer
+     * ({@code continued}); {@code ids} are that text's tokens, as the policy got them.
+     */
+    public record Rendered(int index, boolean continued, String text, int[] ids) {}
+
+    private final ChatTemplate template;
+    private final Tokenizer tokenizer;
+    private final Map<String, Object> extra;
+    private final Policy policy;
+    private final List<RecordedCalls.Call> calls = new ArrayList<>();
+    private final List<Rendered> rendered = new ArrayList<>();
+    private ArrayNode lastMessages;
+    private String lastAnswer;
+    private long lastAnsweredAt = System.nanoTime();
+
+    /** {@code extra}: template variables such as {@code enable_thinking}. */
+    public RecordingChat(ChatTemplate template, Tokenizer tokenizer, Map<String, Object> extra, Policy policy) {
+        this.template = template;
+        this.tokenizer = tokenizer;
+        this.extra = Map.copyOf(extra);
+        this.policy = policy;
+    }
+
+    /**
+     * Samples the answer to {@code messages} (OpenAI's chat messages, text content) and records the
+     * call. A template that cannot render them is a {@link TemplateException} naming why; the
+     * policy's own failure comes through as it is, and nothing is recorded.
+     */
+    public synchronized Answer complete(ArrayNode messages, JsonNode tools, Sampling sampling) {
+        long since = (System.nanoTime() - lastAnsweredAt) / 1_000_000;
+        int[] prompt;
+        boolean continued = continues(messages);
+        if (continued) {
+            String after = afterLastAnswer(messages, tools);
+            int[] added = tokenizer.encode(after);
+            RecordedCalls.Call last = calls.getLast();
+            prompt = concat(concat(last.prompt(), last.completion()), added);
+            rendered.add(new Rendered(calls.size(), true, after, added));
+        } else {
+            String text = template.render(messages, tools, true, extra);
+            prompt = tokenizer.encode(text);
+            rendered.add(new Rendered(calls.size(), false, text, prompt));
+        }
+        long t0 = System.nanoTime();
+        Completion c;
+        try {
+            c = policy.complete(new CompletionRequest(prompt, sampling.maxTokens(), sampling.temperature(), sampling.topP(), sampling.seed(),
+                    sampling.stop(), null));
+        } catch (RuntimeException e) {
+            rendered.removeLast();
+            throw e;
+        }
+        long policyMs = (System.nanoTime() - t0) / 1_000_000;
+        calls.add(new RecordedCalls.Call(prompt, c.tokens(), c.logprobs(), c.policyVersion(), policyMs, since));
+        lastMessages = messages.deepCopy();
+        lastAnswer = withoutEndToken(c);
+        lastAnsweredAt = System.nanoTime();
+        return new Answer(lastAnswer, c.finish(), prompt.length, c.tokens().length, c.policyVersion(), continued);
+    }
+
+    /** The calls so far, in order. */
+    public synchronized List<RecordedCalls.Call> calls() {
+        return List.copyOf(calls);
+    }
+
+    /** What was tokenised for each call, in order. */
+    public synchronized List<Rendered> rendered() {
+        return List.copyOf(rendered);
+    }
+
+    /** The episode's turns from its calls; {@code tailMs}: the program's time after the last answer. */
+    public synchronized RecordedCalls.Assembled turns() {
+        return RecordedCalls.turns(calls, (System.nanoTime() - lastAnsweredAt) / 1_000_000);
+    }
+
+    /** The previous call's messages unchanged, then its answer as given (no tool calls), then at least one more message. */
+    private boolean continues(ArrayNode messages) {
+        if (lastMessages == null || messages.size() <= lastMessages.size() + 1) {
+            return false;
+        }
+        for (int i = 0; i < lastMessages.size(); i++) {
+            if (!lastMessages.get(i).equals(messages.get(i))) {
+                return false;
+            }
+        }
+        JsonNode answer = messages.get(lastMessages.size());
+        return "assistant".equals(answer.path("role").asText()) && answer.path("content").isTextual()
+                && lastAnswer.equals(answer.path("content").asText())
+                && (answer.path("tool_calls").isMissingNode() || answer.path("tool_calls").isNull() || answer.path("tool_calls").isEmpty());
+    }
+
+    /**
+     * What the template writes after the last answer, up to the next generation prompt: the end of
+     * the assistant's turn (left out when the completion ended with that token), the new messages,
+     * the assistant header.
+     */
+    private String afterLastAnswer(ArrayNode messages, JsonNode tools) {
+        String marker = "ALICE_ANSWER_" + UUID.randomUUID().toString().replace("-", "");
+        ArrayNode probe = messages.deepCopy();
+        ((ObjectNode) probe.get(lastMessages.size())).put("content", marker);
+        String text = template.render(probe, tools, true, extra);
+        int at = text.indexOf(marker);
+        if (at < 0) {
+            throw new TemplateException("the chat template does not render an assistant message's content (probe marker missing)");
+        }
+        String after = text.substring(at + marker.length());
+        int[] completion = calls.getLast().completion();
+        if (completion.length > 0 && isEnd(completion[completion.length - 1])) {
+            String end = tokenizer.decode(new int[] {completion[completion.length - 1]});
+            if (after.startsWith(end)) {
+                after = after.substring(end.length());
+            }
+        }
+        return after;
+    }
+
+    /** The completion's text without the end token's own text, which the program should not see. */
+    private String withoutEndToken(Completion c) {
+        int[] t = c.tokens();
+        if (t.length > 0 && isEnd(t[t.length - 1])) {
+            String end = tokenizer.decode(new int[] {t[t.length - 1]});
+            if (c.text().endsWith(end)) {
+                return c.text().substring(0, c.text().length() - end.length());
+            }
+        }
+        return c.text();
+    }
+
+    private boolean isEnd(int token) {
+        return Arrays.stream(tokenizer.endTokens()).anyMatch(e -> e == token);
+    }
+
+    private static int[] concat(int[] a, int[] b) {
+        int[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+}

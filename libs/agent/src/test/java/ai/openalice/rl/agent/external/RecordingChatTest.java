@@ -1,0 +1,155 @@
+package ai.openalice.rl.agent.external;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.openalice.rl.events.Turn;
+import ai.openalice.rl.model.chat.ChatTemplate;
+import ai.openalice.rl.model.hf.TinyModels;
+import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
+import ai.openalice.rl.policy.Completion;
+import ai.openalice.rl.policy.CompletionRequest;
+import ai.openalice.rl.policy.Policy;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An agent program's chat calls through Qwen3's real chat template and a HuggingFace byte-level
+ * tokenizer: what the policy is given, worked out by hand from the template, and what is recorded.
+ */
+class RecordingChatTest {
+    static final ObjectMapper JSON = new ObjectMapper();
+    static HuggingFaceTokenizer tok;
+    static ChatTemplate qwen3;
+    static int imEnd;
+
+    @BeforeAll
+    static void setUp(@TempDir Path model) throws Exception {
+        JSON.writeValue(model.resolve("tokenizer.json").toFile(), TinyModels.byteLevelTokenizer(List.of("<|endoftext|>", "<|im_start|>", "<|im_end|>")));
+        JSON.writeValue(model.resolve("generation_config.json").toFile(), JSON.createObjectNode().set("eos_token_id", JSON.readTree("[258, 256]")));
+        tok = HuggingFaceTokenizer.forModel(model);
+        imEnd = tok.requireSpecial("<|im_end|>");
+        qwen3 = ChatTemplate.of(Files.readString(Path.of("..", "model-core", "src", "test", "resources", "chat-templates", "qwen3.jinja")), Map.of());
+    }
+
+    @AfterAll
+    static void tearDown() {
+        tok.close();
+    }
+
+    /** Answers with the texts given, each ended by {@code <|im_end|>}, and keeps the prompts it was given. */
+    static final class Scripted implements Policy {
+        final Deque<String> answers;
+        final List<int[]> prompts = new ArrayList<>();
+
+        Scripted(String... answers) {
+            this.answers = new ArrayDeque<>(List.of(answers));
+        }
+
+        public String name() {
+            return "scripted";
+        }
+
+        public Completion complete(CompletionRequest r) {
+            prompts.add(r.prompt());
+            int[] body = tok.encode(answers.removeFirst());
+            int[] ids = Arrays.copyOf(body, body.length + 1);
+            ids[body.length] = imEnd;
+            double[] lp = new double[ids.length];
+            Arrays.fill(lp, -0.5);
+            return new Completion(ids, lp, tok.decode(ids), Completion.FinishReason.STOP, 3);
+        }
+    }
+
+    static final RecordingChat.Sampling SAMPLING = new RecordingChat.Sampling(64, 1.0, 1.0, null, null);
+
+    static ArrayNode messages(String... roleContent) {
+        ArrayNode m = JSON.createArrayNode();
+        for (int i = 0; i < roleContent.length; i += 2) {
+            m.addObject().put("role", roleContent[i]).put("content", roleContent[i + 1]);
+        }
+        return m;
+    }
+
+    @Test
+    void aConversationThatGoesOnKeepsTheSampledTokensAndAddsOnlyWhatTheTemplateWritesAfterThem() {
+        // the answer holds a thinking block, which Qwen3's template drops from earlier turns when it renders them again
+        var policy = new Scripted("<think>\nlook first\n</think>\n\nls", "cat a.py");
+        var chat = new RecordingChat(qwen3, tok, Map.of(), policy);
+        var first = chat.complete(messages("system", "S", "user", "fix it"), null, SAMPLING);
+        assertEquals("<think>\nlook first\n</think>\n\nls", first.text(), "the program gets the answer without <|im_end|>");
+        assertFalse(first.continued());
+        var second = chat.complete(messages("system", "S", "user", "fix it", "assistant", first.text(), "user", "a.py"), null, SAMPLING);
+        assertTrue(second.continued());
+
+        String opening = "<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nfix it<|im_end|>\n<|im_start|>assistant\n";
+        assertArrayEquals(tok.encode(opening), policy.prompts.get(0));
+        // the first prompt, the answer's ids as sampled (thinking and <|im_end|> included), then the template's text after the answer
+        // with its <|im_end|> left out, since the completion ended with it
+        String after = "\n<|im_start|>user\na.py<|im_end|>\n<|im_start|>assistant\n";
+        int[] answer = chat.calls().get(0).completion();
+        int[] expected = concat(concat(tok.encode(opening), answer), tok.encode(after));
+        assertArrayEquals(expected, policy.prompts.get(1));
+        // a fresh rendering would have dropped the thinking block the policy saw
+        String fresh = qwen3.render(messages("system", "S", "user", "fix it", "assistant", first.text(), "user", "a.py"), null, true, Map.of());
+        assertFalse(fresh.contains("look first"));
+        assertEquals(expected.length, second.promptTokens());
+
+        var rendered = chat.rendered();
+        assertEquals(List.of(opening, after), rendered.stream().map(RecordingChat.Rendered::text).toList());
+        for (var r : rendered) {
+            assertArrayEquals(tok.encode(r.text()), r.ids(), "what was recorded is the text the endpoint logged, tokenised afresh");
+        }
+        RecordedCalls.Assembled a = chat.turns();
+        assertEquals(1, a.extended());
+        assertEquals(0, a.rewritten());
+        assertEquals(tok.encode(after).length, a.turns().get(1).promptDeltaTokenIds().size());
+        assertEquals(List.of(3L, 3L), a.turns().stream().map(Turn::policyVersion).toList());
+    }
+
+    @Test
+    void aRewrittenHistoryIsRenderedAfreshAndStartsANewContext() {
+        var policy = new Scripted("ls", "done");
+        var chat = new RecordingChat(qwen3, tok, Map.of(), policy);
+        chat.complete(messages("system", "S", "user", "fix it"), null, SAMPLING);
+        // the program summarised its history instead of sending the answer back
+        var summary = messages("system", "S", "user", "fix it", "user", "so far: ls showed a.py");
+        var second = chat.complete(summary, null, SAMPLING);
+        assertFalse(second.continued());
+        assertArrayEquals(tok.encode(qwen3.render(summary, null, true, Map.of())), policy.prompts.get(1));
+        var a = chat.turns();
+        assertEquals(List.of(false, true), a.turns().stream().map(Turn::newContext).toList());
+        assertEquals(1, a.rewritten());
+    }
+
+    @Test
+    void anAnswerSentBackChangedIsNotAContinuation() {
+        var policy = new Scripted("ls ", "done");
+        var chat = new RecordingChat(qwen3, tok, Map.of(), policy);
+        chat.complete(messages("system", "S", "user", "fix it"), null, SAMPLING);
+        // the program stripped the trailing space of the answer before keeping it
+        var second = chat.complete(messages("system", "S", "user", "fix it", "assistant", "ls", "user", "a.py"), null, SAMPLING);
+        assertFalse(second.continued());
+        assertTrue(chat.turns().turns().get(1).newContext());
+    }
+
+    private static int[] concat(int[] a, int[] b) {
+        int[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+}
