@@ -22,7 +22,6 @@ import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,6 +38,9 @@ class RecordingChatTest {
 
     @BeforeAll
     static void setUp(@TempDir Path model) throws Exception {
+        if (tok != null) {
+            return;
+        }
         JSON.writeValue(model.resolve("tokenizer.json").toFile(), TinyModels.byteLevelTokenizer(List.of("<|endoftext|>", "<|im_start|>", "<|im_end|>")));
         JSON.writeValue(model.resolve("generation_config.json").toFile(), JSON.createObjectNode().set("eos_token_id", JSON.readTree("[258, 256]")));
         tok = HuggingFaceTokenizer.forModel(model);
@@ -46,10 +48,6 @@ class RecordingChatTest {
         qwen3 = ChatTemplate.of(Files.readString(Path.of("..", "model-core", "src", "test", "resources", "chat-templates", "qwen3.jinja")), Map.of());
     }
 
-    @AfterAll
-    static void tearDown() {
-        tok.close();
-    }
 
     /** Answers with the texts given, each ended by {@code <|im_end|>}, and keeps the prompts it was given. */
     static final class Scripted implements Policy {
