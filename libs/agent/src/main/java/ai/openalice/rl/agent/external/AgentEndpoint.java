@@ -129,6 +129,12 @@ public final class AgentEndpoint implements AutoCloseable {
         RecordingChat.Answer a;
         try {
             a = episode.chat().complete(r.messages(), r.tools(), r.sampling());
+        } catch (RecordingChat.BudgetSpent e) {
+            boolean context = episode.chat().spent().orElse(null) == RecordingChat.Spent.CONTEXT;
+            ObjectNode err = error(e.getMessage(), "invalid_request_error", context ? "messages" : null);
+            ((ObjectNode) err.get("error")).put("code", context ? "context_length_exceeded" : "episode_budget_spent");
+            send(x, 400, err);
+            return;
         } catch (TemplateException e) {
             send(x, 400, error("messages: the model's chat template cannot render them: " + e.getMessage(), "invalid_request_error", "messages"));
             return;

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -34,6 +35,22 @@ public final class RecordingChat {
         }
     }
 
+    /**
+     * The episode's budget: at most {@code maxCalls} calls, and a prompt and its answer within
+     * {@code maxContextTokens} (an answer is cut to fit; a prompt that leaves no room is refused).
+     */
+    public record Budget(int maxCalls, int maxContextTokens) {}
+
+    /** A call the budget has no room for; {@link #spent()} says which part ran out. */
+    public static final class BudgetSpent extends RuntimeException {
+        BudgetSpent(String message) {
+            super(message);
+        }
+    }
+
+    /** Which part of the budget ran out. */
+    public enum Spent { CALLS, CONTEXT }
+
     /** The answer the program gets, and what was recorded of the call. */
     public record Answer(String text, Completion.FinishReason finish, int promptTokens, int completionTokens, long policyVersion, boolean continued) {}
 
@@ -48,6 +65,8 @@ public final class RecordingChat {
     private final Tokenizer tokenizer;
     private final Map<String, Object> extra;
     private final Policy policy;
+    private final Budget budget;
+    private Spent spent;
     private final List<RecordedCalls.Call> calls = new ArrayList<>();
     private final List<Rendered> rendered = new ArrayList<>();
     private ArrayNode lastMessages;
@@ -55,19 +74,30 @@ public final class RecordingChat {
     private long lastAnsweredAt = System.nanoTime();
 
     /** {@code extra}: template variables such as {@code enable_thinking}. */
-    public RecordingChat(ChatTemplate template, Tokenizer tokenizer, Map<String, Object> extra, Policy policy) {
+    public RecordingChat(ChatTemplate template, Tokenizer tokenizer, Map<String, Object> extra, Policy policy, Budget budget) {
         this.template = template;
         this.tokenizer = tokenizer;
         this.extra = Map.copyOf(extra);
         this.policy = policy;
+        this.budget = budget;
+    }
+
+    /** Without a budget. */
+    public RecordingChat(ChatTemplate template, Tokenizer tokenizer, Map<String, Object> extra, Policy policy) {
+        this(template, tokenizer, extra, policy, new Budget(Integer.MAX_VALUE, Integer.MAX_VALUE));
     }
 
     /**
      * Samples the answer to {@code messages} (OpenAI's chat messages, text content) and records the
-     * call. A template that cannot render them is a {@link TemplateException} naming why; the
-     * policy's own failure comes through as it is, and nothing is recorded.
+     * call. A template that cannot render them is a {@link TemplateException} naming why, a call
+     * over the budget a {@link BudgetSpent}; the policy's own failure comes through as it is, and
+     * nothing is recorded.
      */
     public synchronized Answer complete(ArrayNode messages, JsonNode tools, Sampling sampling) {
+        if (calls.size() >= budget.maxCalls()) {
+            spent = Spent.CALLS;
+            throw new BudgetSpent("the episode's " + budget.maxCalls() + " calls are spent");
+        }
         long since = (System.nanoTime() - lastAnsweredAt) / 1_000_000;
         int[] prompt;
         boolean continued = continues(messages);
@@ -82,11 +112,17 @@ public final class RecordingChat {
             prompt = tokenizer.encode(text);
             rendered.add(new Rendered(calls.size(), false, text, prompt));
         }
+        int room = budget.maxContextTokens() - prompt.length;
+        if (room < 1) {
+            rendered.removeLast();
+            spent = Spent.CONTEXT;
+            throw new BudgetSpent("the prompt is " + prompt.length + " tokens, the episode's context " + budget.maxContextTokens());
+        }
         long t0 = System.nanoTime();
         Completion c;
         try {
-            c = policy.complete(new CompletionRequest(prompt, sampling.maxTokens(), sampling.temperature(), sampling.topP(), sampling.seed(),
-                    sampling.stop(), null));
+            c = policy.complete(new CompletionRequest(prompt, Math.min(sampling.maxTokens(), room), sampling.temperature(), sampling.topP(),
+                    sampling.seed(), sampling.stop(), null));
         } catch (RuntimeException e) {
             rendered.removeLast();
             throw e;
@@ -97,6 +133,11 @@ public final class RecordingChat {
         lastAnswer = withoutEndToken(c);
         lastAnsweredAt = System.nanoTime();
         return new Answer(lastAnswer, c.finish(), prompt.length, c.tokens().length, c.policyVersion(), continued);
+    }
+
+    /** What of the budget ran out, if a call was refused for it. */
+    public synchronized Optional<Spent> spent() {
+        return Optional.ofNullable(spent);
     }
 
     /** The calls so far, in order. */

@@ -3,6 +3,7 @@ package ai.openalice.rl.agent.external;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.events.Turn;
@@ -53,6 +54,7 @@ class RecordingChatTest {
     static final class Scripted implements Policy {
         final Deque<String> answers;
         final List<int[]> prompts = new ArrayList<>();
+        final List<Integer> maxTokens = new ArrayList<>();
 
         Scripted(String... answers) {
             this.answers = new ArrayDeque<>(List.of(answers));
@@ -64,6 +66,7 @@ class RecordingChatTest {
 
         public Completion complete(CompletionRequest r) {
             prompts.add(r.prompt());
+            maxTokens.add(r.maxTokens());
             int[] body = tok.encode(answers.removeFirst());
             int[] ids = Arrays.copyOf(body, body.length + 1);
             ids[body.length] = imEnd;
@@ -143,6 +146,25 @@ class RecordingChatTest {
         var second = chat.complete(messages("system", "S", "user", "fix it", "assistant", "ls", "user", "a.py"), null, SAMPLING);
         assertFalse(second.continued());
         assertTrue(chat.turns().turns().get(1).newContext());
+    }
+
+    @Test
+    void theBudgetCutsAnAnswerToTheContextLeftAndRefusesCallsBeyondIt() {
+        var messages = messages("system", "S", "user", "fix it");
+        int prompt = tok.encode(qwen3.render(messages, null, true, Map.of())).length;
+        var policy = new Scripted("ls", "ls");
+        var chat = new RecordingChat(qwen3, tok, Map.of(), policy, new RecordingChat.Budget(1, prompt + 10));
+        chat.complete(messages, null, SAMPLING);
+        assertEquals(List.of(10), policy.maxTokens, "64 asked, 10 left in the context");
+        var e = assertThrows(RecordingChat.BudgetSpent.class, () -> chat.complete(messages, null, SAMPLING));
+        assertTrue(e.getMessage().contains("1 calls"), e.getMessage());
+        assertEquals(RecordingChat.Spent.CALLS, chat.spent().orElseThrow());
+        assertEquals(1, chat.calls().size());
+
+        var tight = new RecordingChat(qwen3, tok, Map.of(), new Scripted("ls"), new RecordingChat.Budget(5, prompt));
+        assertThrows(RecordingChat.BudgetSpent.class, () -> tight.complete(messages, null, SAMPLING));
+        assertEquals(RecordingChat.Spent.CONTEXT, tight.spent().orElseThrow());
+        assertEquals(List.of(), tight.rendered(), "a refused call leaves nothing recorded");
     }
 
     private static int[] concat(int[] a, int[] b) {
