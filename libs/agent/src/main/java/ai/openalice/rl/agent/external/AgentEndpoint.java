@@ -34,8 +34,13 @@ public final class AgentEndpoint implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    /** An episode's policy as its program sees it: the model name it reports, the most tokens an answer may have. */
-    public record Episode(RecordingChat chat, String model, int maxTokensPerCall) {}
+    /**
+     * An episode's policy as its program sees it: the model name it reports, and the run's
+     * sampling, which wins over the program's (the trainer learns from samples of the run's policy):
+     * its temperature, top-p and seed are used whatever the request says, its most tokens per answer
+     * bound the request's {@code max_tokens}; the request's {@code stop} strings are kept.
+     */
+    public record Episode(RecordingChat chat, String model, RecordingChat.Sampling run) {}
 
     private final HttpServer server;
     private final Map<String, Episode> episodes = new ConcurrentHashMap<>();
@@ -121,7 +126,7 @@ public final class AgentEndpoint implements AutoCloseable {
         }
         Request r;
         try {
-            r = Request.of(body, episode.maxTokensPerCall());
+            r = Request.of(body, episode.run());
         } catch (BadField e) {
             send(x, 400, error(e.getMessage(), "invalid_request_error", e.field));
             return;
@@ -177,7 +182,7 @@ public final class AgentEndpoint implements AutoCloseable {
 
     /** A chat request's fields, checked. */
     record Request(ArrayNode messages, JsonNode tools, RecordingChat.Sampling sampling, boolean stream) {
-        static Request of(JsonNode body, int maxTokensPerCall) throws BadField {
+        static Request of(JsonNode body, RecordingChat.Sampling run) throws BadField {
             if (!body.isObject()) {
                 throw new BadField("body", "the body must be a JSON object");
             }
@@ -212,7 +217,7 @@ public final class AgentEndpoint implements AutoCloseable {
             if (body.path("n").asInt(1) != 1) {
                 throw new BadField("n", "n must be 1: every answer is a recorded sample of the episode");
             }
-            int max = maxTokensPerCall;
+            int max = run.maxTokens();
             for (String f : List.of("max_completion_tokens", "max_tokens")) {
                 if (body.hasNonNull(f)) {
                     if (!body.get(f).canConvertToInt() || body.get(f).asInt() < 1) {
@@ -222,8 +227,8 @@ public final class AgentEndpoint implements AutoCloseable {
                     break;
                 }
             }
-            double temperature = number(body, "temperature", 1.0, 0, 2);
-            double topP = number(body, "top_p", 1.0, Double.MIN_VALUE, 1);
+            number(body, "temperature", 0, 2);
+            number(body, "top_p", Double.MIN_VALUE, 1);
             var stop = new ArrayList<String>();
             JsonNode s = body.path("stop");
             if (s.isTextual()) {
@@ -233,20 +238,16 @@ public final class AgentEndpoint implements AutoCloseable {
             } else if (!s.isMissingNode() && !s.isNull()) {
                 throw new BadField("stop", "stop must be a string or an array of strings");
             }
-            Long seed = body.hasNonNull("seed") ? body.get("seed").asLong() : null;
             return new Request((ArrayNode) messages, tools.isArray() && !tools.isEmpty() ? tools : null,
-                    new RecordingChat.Sampling(max, temperature, topP, stop, seed), body.path("stream").asBoolean(false));
+                    new RecordingChat.Sampling(max, run.temperature(), run.topP(), stop, run.seed()), body.path("stream").asBoolean(false));
         }
 
-        private static double number(JsonNode body, String field, double otherwise, double min, double max) throws BadField {
-            if (!body.hasNonNull(field)) {
-                return otherwise;
-            }
-            if (!body.get(field).isNumber() || body.get(field).asDouble() < min || body.get(field).asDouble() > max) {
+        /** A field the run's sampling replaces is still checked: a wrong one is the program's mistake to hear of. */
+        private static void number(JsonNode body, String field, double min, double max) throws BadField {
+            if (body.hasNonNull(field) && (!body.get(field).isNumber() || body.get(field).asDouble() < min || body.get(field).asDouble() > max)) {
                 throw new BadField(field, field + " must be a number in [" + (min == Double.MIN_VALUE ? 0 : min) + ", " + max + "], got "
                         + body.get(field));
             }
-            return body.get(field).asDouble();
         }
     }
 

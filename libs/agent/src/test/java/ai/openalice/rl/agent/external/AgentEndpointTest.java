@@ -16,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -41,7 +42,7 @@ class AgentEndpointTest {
         var policy = new RecordingChatTest.Scripted("ls", "done");
         var chat = new RecordingChat(RecordingChatTest.qwen3, RecordingChatTest.tok, Map.of(), policy);
         try (var endpoint = AgentEndpoint.start()) {
-            String key = endpoint.open(new AgentEndpoint.Episode(chat, "policy", 32));
+            String key = endpoint.open(new AgentEndpoint.Episode(chat, "policy", new RecordingChat.Sampling(32, 1.0, 1.0, null, null)));
             var first = post(endpoint.baseUri(), key, """
                     {"model": "policy", "messages": [{"role": "system", "content": "S"}, {"role": "user", "content": [{"type": "text", "text": "fix it"}]}],
                      "temperature": 0.7, "max_tokens": 100}""");
@@ -50,6 +51,8 @@ class AgentEndpointTest {
             assertEquals("ls", a.at("/choices/0/message/content").asText());
             assertEquals("stop", a.at("/choices/0/finish_reason").asText());
             assertEquals(3, a.at("/usage/completion_tokens").asInt(), "l, s and <|im_end|>");
+            assertEquals(List.of(1.0), policy.temperatures, "the run's temperature, not the program's 0.7");
+            assertEquals(List.of(32), policy.maxTokens, "the program's max_tokens bounded by the run's");
             var second = post(endpoint.baseUri(), key, """
                     {"messages": [{"role": "system", "content": "S"}, {"role": "user", "content": "fix it"},
                                   {"role": "assistant", "content": "ls"}, {"role": "user", "content": "a.py"}], "stream": true}""");
@@ -77,7 +80,7 @@ class AgentEndpointTest {
     void theUnixSocketCarriesAConnectionToTheEndpoint(@TempDir Path dir) throws Exception {
         var chat = new RecordingChat(RecordingChatTest.qwen3, RecordingChatTest.tok, Map.of(), new RecordingChatTest.Scripted("ls"));
         try (var endpoint = AgentEndpoint.start(); var bridge = SocketBridge.open(dir.resolve("policy.sock"), endpoint.port())) {
-            String key = endpoint.open(new AgentEndpoint.Episode(chat, "policy", 32));
+            String key = endpoint.open(new AgentEndpoint.Episode(chat, "policy", new RecordingChat.Sampling(32, 1.0, 1.0, null, null)));
             String body = "{\"messages\": [{\"role\": \"user\", \"content\": \"fix it\"}]}";
             String request = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + key
                     + "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;

@@ -40,7 +40,7 @@ class AgentSandboxTest {
                 .withRoot(Path.of("/tmp", "alice-rl-test-agent-" + UUID.randomUUID().toString().substring(0, 8))));
         try (var endpoint = AgentEndpoint.start(); var bridge = SocketBridge.open(socketDir.resolve("policy.sock"), endpoint.port());
                 provider) {
-            String key = endpoint.open(new AgentEndpoint.Episode(chat, "policy", 32));
+            String key = endpoint.open(new AgentEndpoint.Episode(chat, "policy", new RecordingChat.Sampling(32, 1.0, 1.0, null, null)));
             SandboxSpec spec = AgentProgram.prepare(SandboxSpec.of(new WorkspaceSource.Dir(workspace)), socketDir, key, "policy");
             String client = String.join("\n", "import json, os, socket, urllib.request",
                     "req = urllib.request.Request(os.environ['OPENAI_BASE_URL'] + '/chat/completions',",

@@ -55,6 +55,7 @@ class RecordingChatTest {
         final Deque<String> answers;
         final List<int[]> prompts = new ArrayList<>();
         final List<Integer> maxTokens = new ArrayList<>();
+        final List<Double> temperatures = new ArrayList<>();
 
         Scripted(String... answers) {
             this.answers = new ArrayDeque<>(List.of(answers));
@@ -67,6 +68,7 @@ class RecordingChatTest {
         public Completion complete(CompletionRequest r) {
             prompts.add(r.prompt());
             maxTokens.add(r.maxTokens());
+            temperatures.add(r.temperature());
             int[] body = tok.encode(answers.removeFirst());
             int[] ids = Arrays.copyOf(body, body.length + 1);
             ids[body.length] = imEnd;
