@@ -93,7 +93,7 @@ public final class PythonEnvironments {
     public static final class Unavailable extends Exception {
         private final String logTail;
 
-        Unavailable(String reason, String logTail) {
+        public Unavailable(String reason, String logTail) {
             super(reason);
             this.logTail = logTail;
         }

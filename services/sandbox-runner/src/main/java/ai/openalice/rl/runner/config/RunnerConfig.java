@@ -105,6 +105,32 @@ public interface RunnerConfig {
     /** Passed to the chat template as {@code enable_thinking} (Qwen3), when set. */
     Optional<Boolean> enableThinking();
 
+    AgentProgram agentProgram();
+
+    /**
+     * An agent program that plays the episodes instead of the built-in loop, unchanged, against an
+     * OpenAI-compatible endpoint that records every call token-exact (docs/agent-programs.md). Needs
+     * {@code model-dir} (its chat template lays the calls out) and the local sandbox back end.
+     */
+    interface AgentProgram {
+        /**
+         * The shell command, run at the workspace with {@code OPENAI_BASE_URL}, {@code OPENAI_API_KEY},
+         * {@code ALICE_RL_MODEL}, {@code ALICE_RL_PROBLEM} and {@code ALICE_RL_AGENT_ENV} set; unset: the built-in loop.
+         */
+        Optional<String> command();
+
+        /** The program's Python packages (pip requirements), built into an environment of its own in {@code python-envs}. */
+        Optional<List<String>> pipPackages();
+
+        /** The Python version of that environment. */
+        @WithDefault("3.11")
+        String python();
+
+        /** The model name the endpoint reports and the program is given ({@code ALICE_RL_MODEL}). */
+        @WithDefault("policy")
+        String modelName();
+    }
+
     /**
      * The system prompt: {@code full} (the call format and every tool described, for models that read
      * instructions) or {@code brief} (the tools named only, for the built-in model trained on this loop).

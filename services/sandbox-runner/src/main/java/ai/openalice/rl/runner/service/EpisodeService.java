@@ -1,5 +1,6 @@
 package ai.openalice.rl.runner.service;
 
+import ai.openalice.rl.agent.external.ProgramEpisode;
 import ai.openalice.rl.agent.format.CompactFormat;
 import ai.openalice.rl.agent.format.JsonFunctionFormat;
 import ai.openalice.rl.agent.format.ToolCallFormat;
@@ -101,6 +102,7 @@ public class EpisodeService {
     private ArtifactStores.Routed artifacts;
     private TrajectoryStorage trajectories;
     private AgentEnvironment environment;
+    private AgentPrograms programs;
 
     @PostConstruct
     void init() {
@@ -138,6 +140,11 @@ public class EpisodeService {
             case BRIEF -> AgentLoop.Prompt.BRIEF;
         };
         policies = new PolicyFactory(config, tokenizer, format, clientToken.supplier());
+        programs = AgentPrograms.of(config, model, python).orElse(null);
+        if (programs != null) {
+            LOG.infof("episodes are played by the agent program '%s' (packages %s), its calls at %s", config.agentProgram().command().orElseThrow(),
+                    programs.packages(), programs.setup().endpoint().baseUri());
+        }
         metrics.gaugeCollectionSize("runner_episodes_in_flight", List.of(), inFlight);
         // at 0 from the start, so that a rate over them reads 0 rather than nothing until the first attempt
         metrics.counter("runner_rollouts_with_hack_attempts_total");
@@ -157,6 +164,9 @@ public class EpisodeService {
 
     @PreDestroy
     void close() {
+        if (programs != null) {
+            programs.close();
+        }
         sandboxes.close();
         artifacts.close();
     }
@@ -317,6 +327,9 @@ public class EpisodeService {
         var cfg = LoopConfig.defaults(limits.maxSteps(), context).withTimeout(Duration.ofSeconds(limits.episodeTimeoutS()))
                 .withSampling(r.sampling().temperature(), r.sampling().topP(), r.sampling().seed(), r.sampling().maxTokensPerTurn());
         TestEnvironment env = agentEnvironment(r);
+        if (programs != null) {
+            return programEpisode(r, env, cfg);
+        }
         try (Sandbox sandbox = sandboxes.create(agentSpec(r, env))) {
             String editsFailed = env.commitWorkspaceEdits(sandbox); // the repository as the tests will see it, its set-up edits committed
             if (editsFailed != null) {
@@ -333,6 +346,29 @@ public class EpisodeService {
             return new Episode(new Trajectory(List.of()), Termination.INFRA_ERROR, new RolloutCompleted.Failure(kind, ex.getMessage()), "",
                     new RolloutCompleted.Stats(0, 0, 0, 0, 0, 0), ex instanceof SandboxException se ? se.reason() : null);
         }
+    }
+
+    /** The episode played by {@code runner.agent-program} in the same sandbox the built-in loop would have. */
+    private Episode programEpisode(RolloutRequested r, TestEnvironment env, LoopConfig cfg) {
+        try (var episode = ProgramEpisode.open(programs.setup(), programs.program(), r.task().problemStatement(),
+                policies.forEpisode(r.taskId(), r.rolloutId()), cfg);
+                Sandbox sandbox = sandboxes.create(episode.spec(agentSpec(r, env)))) {
+            String editsFailed = env.commitWorkspaceEdits(sandbox);
+            if (editsFailed != null) {
+                LOG.warnf("%s: the environment's set-up edits do not apply to the workspace (%s); the program works without them", r.logContext(),
+                        editsFailed);
+            }
+            return episode.run(sandbox);
+        } catch (PythonEnvironments.Unavailable e) {
+            return infra("agent_program", "the agent program's environment: " + e.getMessage(), null);
+        } catch (SandboxException | PolicyException ex) {
+            return infra(ex instanceof SandboxException ? "sandbox" : "policy", ex.getMessage(), ex instanceof SandboxException se ? se.reason() : null);
+        }
+    }
+
+    private static Episode infra(String kind, String message, SandboxException.Reason reason) {
+        return new Episode(new Trajectory(List.of()), Termination.INFRA_ERROR, new RolloutCompleted.Failure(kind, message), "",
+                new RolloutCompleted.Stats(0, 0, 0, 0, 0, 0), reason);
     }
 
     /** Deletes trajectory files older than {@code runner.keep-artifacts}; counted in {@code runner_artifacts_pruned_total} and {@code _bytes_total}. */

@@ -17,15 +17,16 @@ import java.util.Optional;
 /**
  * The tokens episodes are laid out in: the built-in byte tokenizer and compact layout, or — with
  * {@code runner.model-dir} — a HuggingFace model's tokenizer ({@code tokenizer.json}, its end
- * tokens from {@code generation_config.json}/{@code config.json}) and its own chat template.
+ * tokens from {@code generation_config.json}/{@code config.json}) and its own chat template (kept
+ * for an agent program's calls, which it lays out too).
  */
-record ModelLayout(Tokenizer tokenizer, ChatLayout layout) {
+record ModelLayout(Tokenizer tokenizer, ChatLayout layout, Optional<ChatTemplate> template, Map<String, Object> extra) {
 
     /** A folder that cannot lay out episodes stops the start with the reason (no episode would be usable). */
     static ModelLayout open(Optional<Path> modelDir, Optional<Boolean> enableThinking) {
         if (modelDir.isEmpty()) {
             var t = new ByteTokenizer();
-            return new ModelLayout(t, new CompactChat(t));
+            return new ModelLayout(t, new CompactChat(t), Optional.empty(), Map.of());
         }
         Path dir = modelDir.get();
         if (!Files.isRegularFile(dir.resolve("tokenizer.json"))) {
@@ -39,7 +40,7 @@ record ModelLayout(Tokenizer tokenizer, ChatLayout layout) {
             }
             var template = ChatTemplate.load(dir, true);
             Map<String, Object> extra = enableThinking.<Map<String, Object>>map(b -> Map.of("enable_thinking", b)).orElse(Map.of());
-            return new ModelLayout(t, new TemplateChat(template, t, extra));
+            return new ModelLayout(t, new TemplateChat(template, t, extra), Optional.of(template), extra);
         } catch (IOException e) {
             throw new IllegalStateException("runner.model-dir " + dir + " cannot be read: " + e.getMessage(), e);
         } catch (TemplateException e) {
