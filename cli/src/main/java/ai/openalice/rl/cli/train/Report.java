@@ -125,7 +125,7 @@ public final class Report {
                             .append(String.format("%.3f", rs.getDouble(3))).append("</h3>");
                     JsonNode ref = EventCodec.mapper().readTree(rs.getString(4));
                     var hacks = ref.path("trajectory").isObject()
-                            ? HackAttempts.of(EventCodec.mapper().treeToValue(ref.get("trajectory"), Trajectory.class).turns()) : List.<HackAttempts.Attempt>of();
+                            ? HackAttempts.of(EventCodec.read(ref.get("trajectory"), Trajectory.class).turns()) : List.<HackAttempts.Attempt>of();
                     for (JsonNode turn : ref.path("trajectory").path("turns")) {
                         int index = turn.path("index").asInt();
                         html.append("<p id=\"").append(esc(rs.getString(1))).append("-turn-").append(index).append("\"><b>turn ").append(index)

@@ -64,7 +64,7 @@ public interface ArtifactStore {
             case TrajectoryRef.Inline i -> i.trajectory();
             case TrajectoryRef.Stored s -> {
                 try {
-                    yield EventCodec.mapper().readValue(read(s.artifact()), Trajectory.class);
+                    yield EventCodec.read(EventCodec.mapper().readTree(read(s.artifact())), Trajectory.class);
                 } catch (IOException e) {
                     throw new IllegalStateException("cannot read the trajectory at " + s.artifact().uri() + ": " + e.getMessage(), e);
                 }

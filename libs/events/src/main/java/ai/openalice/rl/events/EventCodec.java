@@ -1,6 +1,8 @@
 package ai.openalice.rl.events;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
@@ -9,11 +11,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
+import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
+import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * JSON serde for {@link Envelope}s. Writing is strict (what the schemas say); reading is tolerant of
@@ -94,19 +100,51 @@ public final class EventCodec {
         }
     }
 
-    /** Puts null for every {@link Added} component an older producer did not write, in this record and the records it holds. */
-    private static void fillAdded(ObjectNode json, Class<?> type) {
-        if (!type.isRecord()) {
+    /**
+     * Puts null for every {@link Added} component an older producer did not write, in this record and
+     * everything it holds: records, lists of them, and the subtypes a {@link JsonTypeInfo} names.
+     */
+    private static void fillAdded(JsonNode json, Type type) {
+        Class<?> raw = type instanceof ParameterizedType p ? (Class<?>) p.getRawType() : type instanceof Class<?> c ? c : Object.class;
+        if (json instanceof ArrayNode array && List.class.isAssignableFrom(raw) && type instanceof ParameterizedType p) {
+            array.forEach(e -> fillAdded(e, p.getActualTypeArguments()[0]));
             return;
         }
-        for (RecordComponent c : type.getRecordComponents()) {
-            JsonNode value = json.get(c.getName());
+        if (!(json instanceof ObjectNode object)) {
+            return;
+        }
+        JsonTypeInfo info = raw.getAnnotation(JsonTypeInfo.class);
+        JsonSubTypes subtypes = raw.getAnnotation(JsonSubTypes.class);
+        if (info != null && subtypes != null) {
+            String name = object.path(info.property()).asText("");
+            for (JsonSubTypes.Type t : subtypes.value()) {
+                if (t.name().equals(name)) {
+                    fillAdded(object, t.value());
+                }
+            }
+            return;
+        }
+        if (!raw.isRecord()) {
+            return;
+        }
+        for (RecordComponent c : raw.getRecordComponents()) {
+            JsonNode value = object.get(c.getName());
             if (value == null && c.isAnnotationPresent(Added.class)) {
-                json.putNull(c.getName());
-            } else if (value instanceof ObjectNode nested) {
-                fillAdded(nested, c.getType());
+                object.putNull(c.getName());
+            } else if (value != null) {
+                fillAdded(value, c.getGenericType());
             }
         }
+    }
+
+    /**
+     * A value held outside an event (a trajectory in the artifact store, a request's body) read as an
+     * event's would be: fields added since it was written read as null.
+     */
+    public static <T> T read(JsonNode tree, Class<T> type) throws JsonProcessingException {
+        JsonNode copy = tree.deepCopy();
+        fillAdded(copy, type);
+        return MAPPER.treeToValue(copy, type);
     }
 
     private static String describe(JsonProcessingException e) {

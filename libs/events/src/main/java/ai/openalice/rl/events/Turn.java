@@ -1,5 +1,6 @@
 package ai.openalice.rl.events;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 
 /**
@@ -10,7 +11,9 @@ import java.util.List;
  * {@code newContext}: this turn's prompt does not extend the context before it (an agent program
  * that rewrote its history between calls), so {@code promptDeltaTokenIds} is its whole prompt and
  * the turns from here on are a sequence of their own, trained as a sample of its own with the
- * episode's advantage. Always false for the first turn and for the built-in agent loop.
+ * episode's advantage. Always false for the first turn and for the built-in agent loop, and then
+ * left out of the JSON (a trajectory reads the same as before it existed; one written before it
+ * reads as false).
  */
 public record Turn(
         int index,
@@ -22,7 +25,7 @@ public record Turn(
         String observation,
         long policyMs,
         long toolMs,
-        boolean newContext) {
+        @Added("agent programs (issue 61)") @JsonInclude(JsonInclude.Include.NON_DEFAULT) Boolean newContext) {
 
     public Turn(int index, List<Integer> promptDeltaTokenIds, List<Integer> completionTokenIds, List<Double> logprobs, long policyVersion,
             Action action, String observation, long policyMs, long toolMs) {
@@ -30,6 +33,7 @@ public record Turn(
     }
 
     public Turn {
+        newContext = Boolean.TRUE.equals(newContext);
         promptDeltaTokenIds = List.copyOf(promptDeltaTokenIds);
         completionTokenIds = List.copyOf(completionTokenIds);
         logprobs = List.copyOf(logprobs);

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.UUID;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Malformed input is reported with a reason, never thrown at the consumer. */
@@ -18,6 +19,18 @@ class EventCodecTest {
     private static String reason(Topic topic, String json) {
         var d = EventCodec.decode(topic, json.getBytes(StandardCharsets.UTF_8));
         return assertInstanceOf(EventCodec.Decoded.Malformed.class, d, d::toString).reason();
+    }
+
+    @Test
+    void aTurnThatStartsANewContextSaysSoAndAnOrdinaryTurnReadsAsBefore() throws Exception {
+        var plain = new Turn(1, List.of(5), List.of(6), List.of(-0.5), 0, null, "", 1, 2);
+        String json = EventCodec.mapper().writeValueAsString(plain);
+        assertTrue(!json.contains("newContext"), json);
+        assertEquals(plain, EventCodec.read(EventCodec.mapper().readTree(json), Turn.class), "read as before: newContext false");
+        var rewritten = new Turn(1, List.of(1, 5), List.of(6), List.of(-0.5), 0, null, "", 1, 2, true);
+        json = EventCodec.mapper().writeValueAsString(rewritten);
+        assertTrue(json.contains("\"newContext\":true"), json);
+        assertEquals(rewritten, EventCodec.read(EventCodec.mapper().readTree(json), Turn.class));
     }
 
     @Test

@@ -111,7 +111,7 @@ public class RubricResource {
             throw new IllegalArgumentException("trajectory ({\"turns\": [...]}) is required");
         }
         try {
-            return EventCodec.mapper().treeToValue(t, Trajectory.class);
+            return EventCodec.read(t, Trajectory.class);
         } catch (JsonProcessingException | RuntimeException e) {
             throw new IllegalArgumentException("trajectory is not a trajectory: " + e.getMessage());
         }

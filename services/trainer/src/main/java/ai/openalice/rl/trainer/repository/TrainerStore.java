@@ -112,7 +112,7 @@ public class TrainerStore {
                 members.get(r.getUUID("group_id")).add(new Member(r.getUUID("rollout_id"), r.getUUID("group_id"), r.getString("task_id"),
                         r.getLong("policy_version"), r.getInteger("group_size"), r.getBoolean("masked"), r.getBoolean("infra"),
                         Termination.of(r.getString("termination")), r.getDouble("reward"), r.getInteger("r_exec"), r.getDouble("s_prm"),
-                        EventCodec.mapper().readValue(r.getJsonObject("trajectory").encode(), TrajectoryRef.class), r.getDouble("temperature")));
+                        EventCodec.read(EventCodec.mapper().readTree(r.getJsonObject("trajectory").encode()), TrajectoryRef.class), r.getDouble("temperature")));
             } catch (IOException e) {
                 throw new IllegalStateException("stored trajectory of " + r.getUUID("rollout_id") + " is unreadable", e);
             }
