@@ -1,6 +1,7 @@
 package ai.openalice.rl.agent.external;
 
 import ai.openalice.rl.jinja.TemplateException;
+import ai.openalice.rl.model.chat.ToolCalls;
 import ai.openalice.rl.policy.PolicyException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -26,9 +27,10 @@ import java.util.concurrent.Executors;
  * The OpenAI-compatible endpoint agent programs call: {@code POST /v1/chat/completions} and
  * {@code GET /v1/models}, on loopback only. Each episode is opened with a key of its own, which the
  * program gets as {@code OPENAI_API_KEY} and sends as {@code Authorization: Bearer}; its calls go to
- * that episode's {@link RecordingChat} and nowhere else. One answer per call ({@code n} 1), text
- * content; {@code stream: true} is answered as one Server-Sent Event chunk holding the whole answer,
- * then {@code [DONE]}. A request that is wrong gets a 400 naming the field, in OpenAI's error shape.
+ * that episode's {@link RecordingChat} and nowhere else. One answer per call ({@code n} 1): text, or,
+ * when the request offers {@code tools}, the calls the model wrote as {@code tool_calls};
+ * {@code stream: true} is answered as one Server-Sent Event chunk holding the whole answer, then
+ * {@code [DONE]}. A request that is wrong gets a 400 naming the field, in OpenAI's error shape.
  */
 public final class AgentEndpoint implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -149,7 +151,9 @@ public final class AgentEndpoint implements AutoCloseable {
         }
         String id = "chatcmpl-" + UUID.randomUUID();
         long created = System.currentTimeMillis() / 1000;
-        String finish = switch (a.finish()) {
+        ObjectNode message = message(a.text(), r.tools() != null);
+        episode.chat().answered(message);
+        String finish = message.has("tool_calls") ? "tool_calls" : switch (a.finish()) {
             case STOP -> "stop";
             case LENGTH, CONTEXT -> "length";
         };
@@ -157,7 +161,13 @@ public final class AgentEndpoint implements AutoCloseable {
             ObjectNode chunk = JSON.createObjectNode().put("id", id).put("object", "chat.completion.chunk").put("created", created)
                     .put("model", episode.model());
             ObjectNode choice = chunk.putArray("choices").addObject().put("index", 0);
-            choice.putObject("delta").put("role", "assistant").put("content", a.text());
+            ObjectNode delta = message.deepCopy();
+            if (delta.get("tool_calls") instanceof ArrayNode calls) {
+                for (int i = 0; i < calls.size(); i++) {
+                    ((ObjectNode) calls.get(i)).put("index", i);
+                }
+            }
+            choice.set("delta", delta);
             choice.put("finish_reason", finish);
             usage(chunk, a);
             x.getResponseHeaders().set("Content-Type", "text/event-stream");
@@ -168,11 +178,41 @@ public final class AgentEndpoint implements AutoCloseable {
         }
         ObjectNode out = JSON.createObjectNode().put("id", id).put("object", "chat.completion").put("created", created).put("model", episode.model());
         ObjectNode choice = out.putArray("choices").addObject().put("index", 0);
-        choice.putObject("message").put("role", "assistant").put("content", a.text());
+        choice.set("message", message);
         choice.put("finish_reason", finish);
         usage(out, a);
         out.put("policy_version", a.policyVersion());
         send(x, 200, out);
+    }
+
+    /**
+     * The assistant message of an answer: its text; or, when the request offered tools and the text
+     * holds calls that parse (Hermes {@code <tool_call>} or Llama 3.1 JSON, as the inference service
+     * reads them), the text before the first call (null when none) and the calls in OpenAI's shape.
+     */
+    static ObjectNode message(String text, boolean toolsOffered) {
+        ObjectNode m = JSON.createObjectNode().put("role", "assistant");
+        List<ToolCalls.Call> calls;
+        try {
+            calls = toolsOffered ? ToolCalls.parse(text) : List.of();
+        } catch (ToolCalls.Malformed e) {
+            calls = List.of();
+        }
+        if (calls.isEmpty()) {
+            return m.put("content", text);
+        }
+        String before = text.substring(0, calls.getFirst().start()).replace("<tool_call>", "").strip();
+        if (before.isEmpty()) {
+            m.putNull("content");
+        } else {
+            m.put("content", before);
+        }
+        ArrayNode out = m.putArray("tool_calls");
+        for (var c : calls) {
+            ObjectNode call = out.addObject().put("id", "call_" + UUID.randomUUID().toString().replace("-", "").substring(0, 24)).put("type", "function");
+            call.putObject("function").put("name", c.name()).put("arguments", c.arguments().toString());
+        }
+        return m;
     }
 
     private static void usage(ObjectNode out, RecordingChat.Answer a) {

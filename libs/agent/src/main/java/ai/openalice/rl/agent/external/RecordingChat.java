@@ -7,8 +7,9 @@ import ai.openalice.rl.policy.Completion;
 import ai.openalice.rl.policy.CompletionRequest;
 import ai.openalice.rl.policy.Policy;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -27,6 +28,7 @@ import java.util.UUID;
  * rendered and tokenised afresh, and {@link RecordedCalls} makes it a context of its own.
  */
 public final class RecordingChat {
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** How to sample one answer. */
     public record Sampling(int maxTokens, double temperature, double topP, List<String> stop, Long seed) {
@@ -71,6 +73,7 @@ public final class RecordingChat {
     private final List<Rendered> rendered = new ArrayList<>();
     private ArrayNode lastMessages;
     private String lastAnswer;
+    private JsonNode lastAnswerMessage;
     private long lastAnsweredAt = System.nanoTime();
 
     /** {@code extra}: template variables such as {@code enable_thinking}. */
@@ -131,6 +134,7 @@ public final class RecordingChat {
         calls.add(new RecordedCalls.Call(prompt, c.tokens(), c.logprobs(), c.policyVersion(), policyMs, since));
         lastMessages = messages.deepCopy();
         lastAnswer = withoutEndToken(c);
+        lastAnswerMessage = JSON.createObjectNode().put("role", "assistant").put("content", lastAnswer);
         lastAnsweredAt = System.nanoTime();
         return new Answer(lastAnswer, c.finish(), prompt.length, c.tokens().length, c.policyVersion(), continued);
     }
@@ -138,6 +142,15 @@ public final class RecordingChat {
     /** What of the budget ran out, if a call was refused for it. */
     public synchronized Optional<Spent> spent() {
         return Optional.ofNullable(spent);
+    }
+
+    /**
+     * The message the program was given for the last answer, when it is not the answer's text as
+     * content: its tool calls, read from the text by the endpoint. A later call continues the
+     * context when it sends this message back.
+     */
+    public synchronized void answered(JsonNode message) {
+        lastAnswerMessage = message.deepCopy();
     }
 
     /** The calls so far, in order. */
@@ -155,7 +168,7 @@ public final class RecordingChat {
         return RecordedCalls.turns(calls, (System.nanoTime() - lastAnsweredAt) / 1_000_000);
     }
 
-    /** The previous call's messages unchanged, then its answer as given (no tool calls), then at least one more message. */
+    /** The previous call's messages unchanged, then its answer as given, then at least one more message. */
     private boolean continues(ArrayNode messages) {
         if (lastMessages == null || messages.size() <= lastMessages.size() + 1) {
             return false;
@@ -165,10 +178,44 @@ public final class RecordingChat {
                 return false;
             }
         }
-        JsonNode answer = messages.get(lastMessages.size());
-        return "assistant".equals(answer.path("role").asText()) && answer.path("content").isTextual()
-                && lastAnswer.equals(answer.path("content").asText())
-                && (answer.path("tool_calls").isMissingNode() || answer.path("tool_calls").isNull() || answer.path("tool_calls").isEmpty());
+        return sameAnswer(messages.get(lastMessages.size()), lastAnswerMessage);
+    }
+
+    /**
+     * Whether {@code sent} is the answer {@code given}: an assistant message with the same text (none
+     * and empty alike) and the same tool calls — names, and arguments as JSON (a program may write
+     * them again with other spacing or key order), ids where it sends them.
+     */
+    static boolean sameAnswer(JsonNode sent, JsonNode given) {
+        if (!"assistant".equals(sent.path("role").asText()) || !sent.path("content").asText("").equals(given.path("content").asText(""))) {
+            return false;
+        }
+        JsonNode a = sent.path("tool_calls"), b = given.path("tool_calls");
+        int n = a.isArray() ? a.size() : 0;
+        if (n != (b.isArray() ? b.size() : 0)) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            JsonNode x = a.get(i), y = b.get(i);
+            if (x.hasNonNull("id") && !x.get("id").equals(y.get("id"))
+                    || !x.at("/function/name").asText().equals(y.at("/function/name").asText())
+                    || !arguments(x).equals(arguments(y))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static JsonNode arguments(JsonNode call) {
+        JsonNode args = call.at("/function/arguments");
+        if (args.isTextual()) {
+            try {
+                return JSON.readTree(args.asText());
+            } catch (IOException e) {
+                return args;
+            }
+        }
+        return args;
     }
 
     /**
@@ -178,8 +225,9 @@ public final class RecordingChat {
      */
     private String afterLastAnswer(ArrayNode messages, JsonNode tools) {
         String marker = "ALICE_ANSWER_" + UUID.randomUUID().toString().replace("-", "");
+        // the whole answer, tool calls too, becomes the marker: what follows it does not depend on how the template writes them
         ArrayNode probe = messages.deepCopy();
-        ((ObjectNode) probe.get(lastMessages.size())).put("content", marker);
+        probe.set(lastMessages.size(), JSON.createObjectNode().put("role", "assistant").put("content", marker));
         String text = template.render(probe, tools, true, extra);
         int at = text.indexOf(marker);
         if (at < 0) {

@@ -16,8 +16,10 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,6 +75,40 @@ class AgentEndpointTest {
             endpoint.close(key);
             assertEquals(401, post(endpoint.baseUri(), key, "{\"messages\": [{\"role\": \"user\", \"content\": \"x\"}]}").statusCode(),
                     "a closed episode's key is refused");
+        }
+    }
+
+    @Test
+    void toolCallsComeBackInOpenAIsShapeAndSentBackTheyContinueTheContext() throws Exception {
+        var policy = new RecordingChatTest.Scripted("<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"ls\"}}\n</tool_call>", "done");
+        var chat = new RecordingChat(RecordingChatTest.qwen3, RecordingChatTest.tok, Map.of(), policy);
+        String tools = "[{\"type\": \"function\", \"function\": {\"name\": \"bash\", \"description\": \"run\", \"parameters\": {\"type\": \"object\","
+                + " \"properties\": {\"command\": {\"type\": \"string\"}}}}}]";
+        try (var endpoint = AgentEndpoint.start()) {
+            String key = endpoint.open(new AgentEndpoint.Episode(chat, "policy", new RecordingChat.Sampling(64, 1.0, 1.0, null, null)));
+            var first = post(endpoint.baseUri(), key, "{\"messages\": [{\"role\": \"system\", \"content\": \"S\"}, {\"role\": \"user\", \"content\": \"fix it\"}],"
+                    + " \"tools\": " + tools + "}");
+            assertEquals(200, first.statusCode(), first.body());
+            JsonNode m = JSON.readTree(first.body()).at("/choices/0/message");
+            assertEquals("tool_calls", JSON.readTree(first.body()).at("/choices/0/finish_reason").asText());
+            assertTrue(m.get("content").isNull(), m.toString());
+            assertEquals("bash", m.at("/tool_calls/0/function/name").asText());
+            assertEquals(JSON.readTree("{\"command\": \"ls\"}"), JSON.readTree(m.at("/tool_calls/0/function/arguments").asText()));
+            String id = m.at("/tool_calls/0/id").asText();
+            // the program keeps the call with its arguments written again in its own spacing, then the tool's answer
+            var second = post(endpoint.baseUri(), key, "{\"messages\": [{\"role\": \"system\", \"content\": \"S\"}, {\"role\": \"user\", \"content\": \"fix it\"},"
+                    + " {\"role\": \"assistant\", \"content\": null, \"tool_calls\": [{\"id\": \"" + id + "\", \"type\": \"function\", \"function\": {\"name\": \"bash\","
+                    + " \"arguments\": \"{\\\"command\\\":\\\"ls\\\"}\"}}]}, {\"role\": \"tool\", \"tool_call_id\": \"" + id + "\", \"content\": \"a.py\"}],"
+                    + " \"tools\": " + tools + "}");
+            assertEquals(200, second.statusCode(), second.body());
+            assertEquals("done", JSON.readTree(second.body()).at("/choices/0/message/content").asText());
+            var calls = chat.calls();
+            // Qwen3 writes a tool's answer as a user turn in <tool_response>; the answer's own <|im_end|> was sampled
+            String after = "\n<|im_start|>user\n<tool_response>\na.py\n</tool_response><|im_end|>\n<|im_start|>assistant\n";
+            int[] expected = IntStream.concat(IntStream.concat(Arrays.stream(calls.get(0).prompt()),
+                    Arrays.stream(calls.get(0).completion())), Arrays.stream(RecordingChatTest.tok.encode(after))).toArray();
+            assertArrayEquals(expected, calls.get(1).prompt());
+            assertEquals(1, chat.turns().extended());
         }
     }
 
