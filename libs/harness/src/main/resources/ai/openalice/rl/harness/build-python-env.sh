@@ -267,6 +267,13 @@ EOF
   if [ "${#requires[@]}" -gt 0 ] && [ -n "${requires[0]}" ]; then
     echo "+ pip install ${requires[*]} (the project's build requirements)"
     "$python" -m pip install -q "${requires[@]}"
+    # a build requirement may move a pinned package (astropy 5.x's oldest-supported-numpy takes numpy
+    # 1.25.2 down to 1.19.3, and the install then wants numpy>=1.20): the spec's pins win again, as in
+    # SWE-bench's image, where the build requirements lived in pip's isolated build environment
+    if [ "${#pip_packages[@]}" -gt 0 ] && [ -n "${pip_packages[0]}" ]; then
+      echo "+ pip install ${pip_packages[*]} (the spec's pins, over what the build requirements moved)"
+      "$python" -m pip install -q "${pip_packages[@]}"
+    fi
   fi
 fi
 if [ -n "$as_of" ]; then
