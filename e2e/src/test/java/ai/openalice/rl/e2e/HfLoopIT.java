@@ -109,7 +109,7 @@ class HfLoopIT {
             case TrajectoryRef.Inline i -> i.trajectory();
             case TrajectoryRef.Stored st -> {
                 try {
-                    yield EventCodec.mapper().readValue(Files.readAllBytes(Path.of(URI.create(st.artifact().uri()))), Trajectory.class);
+                    yield EventCodec.read(EventCodec.mapper().readTree(Files.readAllBytes(Path.of(URI.create(st.artifact().uri())))), Trajectory.class);
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
