@@ -92,6 +92,11 @@ final class SweBenchVerifiedBench {
                 continue;
             }
             table.mirrored(t);
+            String lacks = MirrorFiles.missing(mirrors.resolve(t.repo().replace("/", "__")), t.baseCommit());
+            if (lacks != null) {
+                table.incomplete(t, lacks);
+                continue;
+            }
             for (var kind : List.of("gold", "empty", "prediction")) {
                 String patch = switch (kind) {
                     case "gold" -> t.patch();

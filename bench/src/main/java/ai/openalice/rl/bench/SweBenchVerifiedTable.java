@@ -28,12 +28,15 @@ final class SweBenchVerifiedTable {
     /** instance id + kind → the verdict line, the newest one kept. */
     private final Map<String, JsonNode> lines = new LinkedHashMap<>();
     private final Set<String> mirrored = new HashSet<>();
+    /** instance id → why its mirror cannot give its workspace. */
+    private final Map<String, String> incomplete = new TreeMap<>();
     private final List<String> refused = new ArrayList<>();
 
     private static final class Repo {
         int imported;
         int sameTask;
         int mirrored;
+        int incomplete;
     }
 
     SweBenchVerifiedTable(JsonNode reports) {
@@ -59,6 +62,20 @@ final class SweBenchVerifiedTable {
         if (mirrored.add(t.instanceId())) {
             repos.get(t.repo()).mirrored++;
         }
+    }
+
+    /**
+     * An instance whose mirror lacks a file its commit names (a snapshot brought without its largest
+     * files): counted apart, with the reason, and not judged — a workspace cannot be made of it.
+     */
+    void incomplete(Task t, String why) {
+        if (incomplete.put(t.instanceId(), why) == null) {
+            repos.get(t.repo()).incomplete++;
+        }
+    }
+
+    boolean isIncomplete(String id) {
+        return incomplete.containsKey(id);
     }
 
     int mirroredCount() {
@@ -93,7 +110,7 @@ final class SweBenchVerifiedTable {
     String markdown() {
         var rows = new StringBuilder();
         var misses = new StringBuilder();
-        int[] total = new int[12];
+        int[] total = new int[13];
         double totalSecs = 0;
         for (var e : repos.entrySet()) {
             String repo = e.getKey();
@@ -102,7 +119,8 @@ final class SweBenchVerifiedTable {
             double secs = 0;
             var envs = new TreeMap<String, Boolean>();
             for (JsonNode l : lines.values()) {
-                if (!l.get("repo").asText().equals(repo) || !mirrored.contains(l.get("instance_id").asText())) {
+                if (!l.get("repo").asText().equals(repo) || !mirrored.contains(l.get("instance_id").asText())
+                        || incomplete.containsKey(l.get("instance_id").asText())) {
                     continue;
                 }
                 runs++;
@@ -154,24 +172,28 @@ final class SweBenchVerifiedTable {
                     envFailed++;
                 }
             }
-            int[] row = {r.imported, r.sameTask, r.mirrored, envOk, envFailed, gold, goldRun, empty, emptyRun, matched, compared, runs};
+            int[] row = {r.imported, r.sameTask, r.mirrored, envOk, envFailed, gold, goldRun, empty, emptyRun, matched, compared, runs, r.incomplete};
             for (int i = 0; i < row.length; i++) {
                 total[i] += row[i];
             }
             totalSecs += secs;
-            rows.append(String.format("| %s | %d | %d | %d | %d of %d | %d of %d | %d of %d | %d of %d | %s | %s |%n", repo, r.imported, r.sameTask, r.mirrored,
-                    envOk, envOk + envFailed, gold, goldRun, empty, emptyRun, matched, compared, tests == 0 ? "–" : headings + " of " + tests,
+            rows.append(String.format("| %s | %d | %d | %d | %d | %d of %d | %d of %d | %d of %d | %d of %d | %s | %s |%n", repo, r.imported, r.sameTask,
+                    r.mirrored, r.incomplete, envOk, envOk + envFailed, gold, goldRun, empty, emptyRun, matched, compared, tests == 0 ? "–" : headings + " of " + tests,
                     runs == 0 ? "–" : String.format("%.0f", secs / runs)));
         }
         var md = new StringBuilder();
         md.append("SWE-bench Verified, judged here (").append(LocalDate.now()).append(")\n\n");
-        md.append("| repository | rows imported | same task from both forms | with a mirror | environments built | gold resolved | empty unresolved"
-                + " | published verdict matched | tests under the published heading | s per verification |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|---|\n");
+        md.append("| repository | rows imported | same task from both forms | with a mirror | mirror lacks a file | environments built | gold resolved"
+                + " | empty unresolved | published verdict matched | tests under the published heading | s per verification |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
         md.append(rows);
-        md.append(String.format("| all | %d | %d | %d | %d of %d | %d of %d | %d of %d | %d of %d | | %s |%n", total[0], total[1], total[2], total[3],
+        md.append(String.format("| all | %d | %d | %d | %d | %d of %d | %d of %d | %d of %d | %d of %d | | %s |%n", total[0], total[1], total[2], total[12], total[3],
                 total[3] + total[4], total[5], total[6], total[7], total[8], total[9], total[10], total[11] == 0 ? "–" : String.format("%.0f", totalSecs / total[11])));
         md.append("\nMisses\n\n").append(misses.isEmpty() ? "none\n" : misses);
+        if (!incomplete.isEmpty()) {
+            md.append("\nNot judged: the mirror lacks a file the instance's commit names\n\n");
+            incomplete.forEach((id, why) -> md.append("- ").append(id).append(": ").append(why).append('\n'));
+        }
         if (!refused.isEmpty()) {
             md.append("\nImport\n\n");
             refused.forEach(x -> md.append("- ").append(x).append('\n'));
