@@ -1,5 +1,6 @@
 package ai.openalice.rl.agent.external;
 
+import ai.openalice.rl.events.Action;
 import ai.openalice.rl.events.Turn;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,16 +15,19 @@ import java.util.List;
  * added since (the agent's observation and its next message). Any other call starts a new context
  * ({@link Turn#newContext()}) with its whole prompt: the agent rewrote its history (dropped or
  * summarised messages, or the completion came back re-tokenised differently), and the trainer
- * learns it as a sequence of its own with the episode's advantage.
+ * learns it as a sequence of its own with the episode's advantage. A turn's action is what its answer
+ * asked the program to run (read by {@link RecordingChat}), so that the reward-hack counts and the
+ * report see the program's commands as they see the built-in loop's.
  */
 public final class RecordedCalls {
 
     /**
      * One call. {@code sinceLastMs}: the agent's own time between the previous call's answer and
      * this call (running commands, reading files); the first call's is the time from the episode's
-     * start.
+     * start. {@code action}: what the answer asked the program to run, as far as it can be read
+     * from it (a tool call, or a fenced command); null when nothing can.
      */
-    public record Call(int[] prompt, int[] completion, double[] logprobs, long policyVersion, long policyMs, long sinceLastMs) {
+    public record Call(int[] prompt, int[] completion, double[] logprobs, long policyVersion, long policyMs, long sinceLastMs, Action action) {
         public Call {
             if (prompt.length == 0) {
                 throw new IllegalArgumentException("a call's prompt holds at least one token");
@@ -34,6 +38,14 @@ public final class RecordedCalls {
             prompt = prompt.clone();
             completion = completion.clone();
             logprobs = logprobs.clone();
+        }
+
+        public Call(int[] prompt, int[] completion, double[] logprobs, long policyVersion, long policyMs, long sinceLastMs) {
+            this(prompt, completion, logprobs, policyVersion, policyMs, sinceLastMs, null);
+        }
+
+        Call withAction(Action a) {
+            return new Call(prompt, completion, logprobs, policyVersion, policyMs, sinceLastMs, a);
         }
     }
 
@@ -70,7 +82,7 @@ public final class RecordedCalls {
             }
             int[] delta = extendsContext ? Arrays.copyOfRange(c.prompt(), context.length, c.prompt().length) : c.prompt();
             long toolMs = i + 1 < calls.size() ? calls.get(i + 1).sinceLastMs() : tailMs;
-            turns.add(new Turn(i, ints(delta), ints(c.completion()), doubles(c.logprobs()), c.policyVersion(), null, "", c.policyMs(), toolMs,
+            turns.add(new Turn(i, ints(delta), ints(c.completion()), doubles(c.logprobs()), c.policyVersion(), c.action(), "", c.policyMs(), toolMs,
                     i > 0 && !extendsContext));
             context = concat(c.prompt(), c.completion());
         }

@@ -1,5 +1,6 @@
 package ai.openalice.rl.agent.external;
 
+import ai.openalice.rl.events.Action;
 import ai.openalice.rl.jinja.TemplateException;
 import ai.openalice.rl.model.chat.ChatTemplate;
 import ai.openalice.rl.model.tokenizer.Tokenizer;
@@ -8,6 +9,7 @@ import ai.openalice.rl.policy.CompletionRequest;
 import ai.openalice.rl.policy.Policy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -16,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The policy behind one episode's chat calls from an agent program, each call recorded token-exact.
@@ -74,6 +78,7 @@ public final class RecordingChat {
     private ArrayNode lastMessages;
     private String lastAnswer;
     private JsonNode lastAnswerMessage;
+    private final List<JsonNode> answers = new ArrayList<>();
     private long lastAnsweredAt = System.nanoTime();
 
     /** {@code extra}: template variables such as {@code enable_thinking}. */
@@ -135,6 +140,7 @@ public final class RecordingChat {
         lastMessages = messages.deepCopy();
         lastAnswer = withoutEndToken(c);
         lastAnswerMessage = JSON.createObjectNode().put("role", "assistant").put("content", lastAnswer);
+        answers.add(lastAnswerMessage);
         lastAnsweredAt = System.nanoTime();
         return new Answer(lastAnswer, c.finish(), prompt.length, c.tokens().length, c.policyVersion(), continued);
     }
@@ -151,6 +157,7 @@ public final class RecordingChat {
      */
     public synchronized void answered(JsonNode message) {
         lastAnswerMessage = message.deepCopy();
+        answers.set(answers.size() - 1, lastAnswerMessage);
     }
 
     /** The calls so far, in order. */
@@ -165,7 +172,28 @@ public final class RecordingChat {
 
     /** The episode's turns from its calls; {@code tailMs}: the program's time after the last answer. */
     public synchronized RecordedCalls.Assembled turns() {
-        return RecordedCalls.turns(calls, (System.nanoTime() - lastAnsweredAt) / 1_000_000);
+        var withActions = new ArrayList<RecordedCalls.Call>();
+        for (int i = 0; i < calls.size(); i++) {
+            withActions.add(calls.get(i).withAction(action(answers.get(i))));
+        }
+        return RecordedCalls.turns(withActions, (System.nanoTime() - lastAnsweredAt) / 1_000_000);
+    }
+
+    /** A fenced block of commands, as text-based agents ask for them (mini-swe-agent's {@code mswea_bash_command}, or {@code bash}/{@code sh}). */
+    private static final Pattern FENCED = Pattern.compile("```(?:bash|sh|mswea_bash_command)?[ \\t]*\\n(.*?)\\n```", Pattern.DOTALL);
+
+    /**
+     * What an answer asked the program to run: its first tool call (the tool's name and arguments), or
+     * the first fenced command in its text, as {@code bash}; null when neither.
+     */
+    static Action action(JsonNode answer) {
+        JsonNode call = answer.path("tool_calls").path(0);
+        if (call.isObject()) {
+            JsonNode args = arguments(call);
+            return new Action(call.at("/function/name").asText(), args.isObject() ? (ObjectNode) args : JSON.createObjectNode(), null);
+        }
+        Matcher m = FENCED.matcher(answer.path("content").asText(""));
+        return m.find() ? new Action("bash", JSON.createObjectNode().put("command", m.group(1)), null) : null;
     }
 
     /** The previous call's messages unchanged, then its answer as given, then at least one more message. */

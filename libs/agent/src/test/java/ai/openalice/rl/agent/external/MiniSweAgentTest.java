@@ -87,6 +87,7 @@ class MiniSweAgentTest {
         List<Turn> turns = e.trajectory().turns();
         assertEquals(2, turns.size());
         assertFalse(turns.get(1).newContext(), "mini-swe-agent sends its history back as it got it: one context");
+        assertEquals("echo fixed > notes.txt", turns.get(0).action().args().get("command").asText(), "the command it was asked to run");
         String added = RecordingChatTest.tok.decode(turns.get(1).promptDeltaTokenIds().stream().mapToInt(Integer::intValue).toArray());
         assertTrue(added.startsWith("\n<|im_start|>user\n<tool_response>\n") && added.endsWith("</tool_response><|im_end|>\n<|im_start|>assistant\n"),
                 added);

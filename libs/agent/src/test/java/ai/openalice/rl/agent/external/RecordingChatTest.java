@@ -169,6 +169,19 @@ class RecordingChatTest {
         assertEquals(List.of(), tight.rendered(), "a refused call leaves nothing recorded");
     }
 
+    @Test
+    void anAnswersCommandIsItsTurnsActionAsTheHackCountsReadIt() throws Exception {
+        var call = JSON.readTree("""
+                {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",
+                 "function": {"name": "bash", "arguments": "{\\"command\\": \\"rm -rf tests\\"}"}}]}""");
+        var a = RecordingChat.action(call);
+        assertEquals("bash", a.tool());
+        assertEquals("rm -rf tests", a.args().get("command").asText());
+        var fenced = JSON.createObjectNode().put("role", "assistant").put("content", "Look first.\n```mswea_bash_command\nls -la\n```");
+        assertEquals("ls -la", RecordingChat.action(fenced).args().get("command").asText());
+        assertEquals(null, RecordingChat.action(JSON.createObjectNode().put("role", "assistant").put("content", "I am done.")));
+    }
+
     private static int[] concat(int[] a, int[] b) {
         int[] out = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
