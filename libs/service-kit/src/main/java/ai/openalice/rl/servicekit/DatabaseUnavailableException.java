@@ -27,7 +27,7 @@ public final class DatabaseUnavailableException extends RuntimeException {
     /**
      * Whether {@code t} or one of its causes says the database could not be reached or the
      * connection to it was lost: refused, reset or closed under a query (a pooled connection meets
-     * the outage first this way), a wait that timed out, or PostgreSQL's own word that it is
+     * the outage first this way, or is refused as closed), a wait that timed out, or PostgreSQL's own word that it is
      * going away or not taking connections (SQLSTATE class 08, 57P01-57P03, 53300).
      */
     public static boolean isOutage(Throwable t) {
@@ -35,11 +35,21 @@ public final class DatabaseUnavailableException extends RuntimeException {
             if (c instanceof DatabaseUnavailableException || c instanceof SocketException
                     || c instanceof ClosedChannelException || c instanceof ClosedConnectionException
                     || c instanceof TimeoutException || c.getClass().getName().equals("io.netty.channel.unix.Errors$NativeIoException")
-                    || c instanceof PgException pg && connectionLost(pg.getSqlState())) {
+                    || c instanceof PgException pg && connectionLost(pg.getSqlState()) || notActive(c)) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * The SQL client's refusal of a command on a pooled connection that the outage already closed
+     * ("Connection is not active now, current status: CLOSED", a Vert.x throwable without a type of
+     * its own): under load, a request can meet the closed connection before the pool has noticed.
+     */
+    private static boolean notActive(Throwable c) {
+        return c.getClass().getName().startsWith("io.vertx.") && c.getMessage() != null
+                && c.getMessage().startsWith("Connection is not active now");
     }
 
     static boolean connectionLost(String sqlState) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vertx.core.impl.NoStackTraceThrowable;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
@@ -26,6 +27,10 @@ class SqlTest {
             assertTrue(e.getMessage().contains("Connection refused"), e.getMessage());
             assertTrue(DatabaseUnavailableException.isOutage(new CompletionException(e.getCause())), "the pool's own failure, unwrapped");
             assertFalse(DatabaseUnavailableException.isOutage(new IllegalStateException("a bug")));
+            // what the SQL client fails a command with on a pooled connection the outage closed (vertx-sql-client's SocketConnectionBase)
+            assertTrue(DatabaseUnavailableException.isOutage(new CompletionException(
+                    new NoStackTraceThrowable("Connection is not active now, current status: CLOSED"))));
+            assertFalse(DatabaseUnavailableException.isOutage(new NoStackTraceThrowable("some other failure")));
         } finally {
             vertx.closeAndAwait();
         }
