@@ -93,7 +93,8 @@ public final class RecordedCalls {
         return a.length >= prefix.length && Arrays.equals(a, 0, prefix.length, prefix, 0, prefix.length);
     }
 
-    private static int[] concat(int[] a, int[] b) {
+    /** {@code a} then {@code b}; {@link RecordingChat} builds a continued prompt with it too. */
+    static int[] concat(int[] a, int[] b) {
         int[] out = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
         return out;

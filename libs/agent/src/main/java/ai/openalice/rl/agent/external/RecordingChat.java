@@ -113,7 +113,7 @@ public final class RecordingChat {
             String after = afterLastAnswer(messages, tools);
             int[] added = tokenizer.encode(after);
             RecordedCalls.Call last = calls.getLast();
-            prompt = concat(concat(last.prompt(), last.completion()), added);
+            prompt = RecordedCalls.concat(RecordedCalls.concat(last.prompt(), last.completion()), added);
             rendered.add(new Rendered(calls.size(), true, after, added));
         } else {
             String text = template.render(messages, tools, true, extra);
@@ -286,11 +286,5 @@ public final class RecordingChat {
 
     private boolean isEnd(int token) {
         return Arrays.stream(tokenizer.endTokens()).anyMatch(e -> e == token);
-    }
-
-    private static int[] concat(int[] a, int[] b) {
-        int[] out = Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, out, a.length, b.length);
-        return out;
     }
 }
