@@ -1,6 +1,7 @@
 package ai.openalice.rl.trainer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -212,8 +213,8 @@ class TrainerServiceTest {
         assertNotNull(dlq.getFirst().headers().lastHeader("dead-letter-reason"));
         assertTrue(new String(dlq.getFirst().headers().lastHeader("dead-letter-reason").value()).length() > 10);
 
-        // retention: 17 samples — step 1: A, C (4); dropped: B, E, S, hot (8); step 2: F (2 trained + 1 infra), H (2). A group is
-        // dropped on its first member, so the second member of E, S or hot may still be on its way (another partition): wait for it
+        // retention: 17 samples — step 1: A, C (4); dropped: B, E, S, hot (8); step 2: F (2 trained + 1 infra), H (2). A group may
+        // be dropped on its first member; the second of E, S or hot may still be on its way (another partition) and is kept all the same
         Waits.until("17 samples", WAIT.multipliedBy(2), () -> withTrajectory() >= 17);
         assertEquals(17, withTrajectory());
         var soon = Instant.now().plusSeconds(5);
@@ -249,5 +250,13 @@ class TrainerServiceTest {
         var m3 = this.<TrainingMetrics>events(metricsTopic, Topic.TRAINING_METRICS, 3).get(2);
         assertEquals(3, m3.step());
         assertEquals(1L, m3.dropped().get("trajectory_unusable"));
+
+        // a member arriving after its group was trained is kept in the ledger, untrained, and never trains
+        UUID lateOne = UUID.randomUUID();
+        long before = withTrajectory();
+        assertFalse(store.add(scored(l, lateOne, 2, 2, 1, false)), "its group is settled");
+        assertEquals(before + 1, withTrajectory());
+        assertNull(sampleStep(lateOne));
+        assertEquals("trained", groupState(l));
     }
 }

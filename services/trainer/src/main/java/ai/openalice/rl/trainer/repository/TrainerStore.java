@@ -44,7 +44,11 @@ public class TrainerStore {
     @Inject
     Pool pool;
 
-    /** Keeps a scored rollout (a redelivery changes nothing); false when its group was already trained or dropped. */
+    /**
+     * Keeps a scored rollout (a redelivery changes nothing). A member that arrives after its group
+     * was trained or dropped is kept in the ledger too (untrained; its trajectory goes with the
+     * group's under retention), and the answer is false: it will never be trained on.
+     */
     public boolean add(RewardScored r) {
         boolean infra = r.maskedForInfra();
         String trajectory;
@@ -56,16 +60,13 @@ public class TrainerStore {
         return Sql.transaction(pool, sql -> {
             sql.query("INSERT INTO trainer.groups (group_id) VALUES ($1) ON CONFLICT DO NOTHING", r.groupId());
             var state = sql.one("SELECT state FROM trainer.groups WHERE group_id = $1", r.groupId()).orElseThrow().getString("state");
-            if (!state.equals("open")) {
-                return false;
-            }
             sql.query("""
                     INSERT INTO trainer.samples (rollout_id, group_id, task_id, policy_version, group_size, masked, infra, termination, reward, r_exec,
                                                  s_prm, trajectory, mode, temperature)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING""",
                     r.rolloutId(), r.groupId(), r.taskId(), r.policyVersion(), r.groupSize(), r.masked(), infra, r.termination().wire(), r.reward(),
                     r.rExec(), r.sPrm(), new JsonObject(trajectory), r.ref().mode().wire(), r.ref().sampling().temperature());
-            return true;
+            return state.equals("open");
         });
     }
 
