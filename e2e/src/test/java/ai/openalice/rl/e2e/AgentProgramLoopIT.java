@@ -1,0 +1,88 @@
+package ai.openalice.rl.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.openalice.rl.cli.suite.TinySwe;
+import ai.openalice.rl.events.EventCodec;
+import ai.openalice.rl.events.Trajectory;
+import ai.openalice.rl.events.Turn;
+import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An agent program of its own plays the episodes instead of the built-in loop (issue 61): a small
+ * OpenAI client written here with Python's standard library, run unchanged in each episode's
+ * sandbox, asks the policy (a tiny random Qwen3 served by inference) twice, sending its history back
+ * as it got it; the runner records the calls token-exact, and the trainer takes a GRPO++ step on a
+ * LoRA adapter from them.
+ */
+class AgentProgramLoopIT {
+    final String suffix = ".e2eap" + UUID.randomUUID().toString().substring(0, 8);
+
+    static final String PROGRAM = """
+            python3 - <<'EOF'
+            import json, os, urllib.request
+            def ask(messages):
+                req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
+                    data=json.dumps({"model": os.environ["ALICE_RL_MODEL"], "messages": messages, "max_tokens": 24}).encode(),
+                    headers={"Authorization": "Bearer " + os.environ["OPENAI_API_KEY"], "Content-Type": "application/json"})
+                return json.load(urllib.request.urlopen(req, timeout=120))["choices"][0]["message"]["content"]
+            messages = [{"role": "system", "content": "Fix the task."}, {"role": "user", "content": open(os.environ["ALICE_RL_PROBLEM"]).read()}]
+            messages += [{"role": "assistant", "content": ask(messages)}, {"role": "user", "content": "ran it"}]
+            ask(messages)
+            EOF""";
+
+    @Test
+    void anAgentProgramsCallsAreRecordedAndTrainedOn() throws Exception {
+        LoopIT.resetSchemas();
+        Path suite = Path.of("target", "e2e-suite" + suffix).toAbsolutePath();
+        TinySwe.generate(suite, 2, 1, 11);
+        Path artifacts = Path.of("target", "e2e-artifacts" + suffix).toAbsolutePath();
+        Path model = HfLoopIT.tinyQwen3(Path.of("target", "e2e-model" + suffix).toAbsolutePath());
+        try (var s = LoopIT.services(suffix)) {
+            s.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest"));
+            s.start("trainer", List.of("-Dtrainer.artifact-dir=" + artifacts.resolve("checkpoints"), "-Dtrainer.batch-groups=1",
+                    "-Dtrainer.init-model=" + model, "-Dtrainer.lora.rank=2", "-Dtrainer.lora.targets=q_proj,v_proj",
+                    "-Dtrainer.optim.micro-batch=1", "-Dtrainer.poll=PT0.5S", "-Dtrainer.loss.compact-filter=false",
+                    "-Dtrainer.dynamic-sampling=none"));
+            s.start("rubric-prm", List.of());
+            s.start("verifier", List.of("-Dverifier.sandbox-root=/tmp/alice-rl-e2eap-verifier"));
+            s.start("sandbox-runner", List.of("-Drunner.policy=http", "-Drunner.model-dir=" + model, "-Drunner.id=e2eap-runner",
+                    "-Drunner.sandbox-root=/tmp/alice-rl-e2eap-runner", "-Drunner.artifact-dir=" + artifacts.resolve("trajectories"),
+                    "-Drunner.max-context-tokens=3072", "-Drunner.inference-url=" + s.uri("inference", ""),
+                    "-Drunner.agent-program.command=" + PROGRAM));
+            s.start("task-dispatcher", List.of("-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4", "-Ddispatcher.pace.groups-per-version=0",
+                    "-Ddispatcher.compact-filter=false", "-Ddispatcher.sampling.max-tokens-per-turn=64"));
+            s.awaitReady(Duration.ofMinutes(3));
+
+            LoopIT.publish(suite, suffix, 4);
+            var v1 = LoopIT.awaitCheckpoint(suffix, 1, Duration.ofMinutes(8));
+            assertEquals(1, v1.step());
+
+            Trajectory t = HfLoopIT.sampledEpisode(suffix, Duration.ofMinutes(2));
+            assertEquals(2, t.turns().size(), "the program's two calls are the episode's turns");
+            try (var tok = HuggingFaceTokenizer.forModel(model)) {
+                Turn first = t.turns().get(0), second = t.turns().get(1);
+                String opening = tok.decode(ids(first.promptDeltaTokenIds()));
+                assertTrue(opening.startsWith("<|im_start|>system\nFix the task.<|im_end|>\n<|im_start|>user\n"), opening);
+                assertTrue(opening.endsWith("<|im_end|>\n<|im_start|>assistant\n"), opening);
+                assertFalse(first.completionTokenIds().isEmpty(), "the policy answered through the endpoint");
+                assertFalse(second.newContext(), "the program sent its history back as it got it: one context");
+                String added = tok.decode(ids(second.promptDeltaTokenIds()));
+                assertTrue(added.endsWith("<|im_start|>user\nran it<|im_end|>\n<|im_start|>assistant\n"), added);
+            }
+            var trainer = EventCodec.mapper().readTree(s.get("trainer", "/status"));
+            assertTrue(trainer.get("samples.trained").asLong() >= 2, trainer.toString());
+        }
+    }
+
+    private static int[] ids(List<Integer> ids) {
+        return ids.stream().mapToInt(Integer::intValue).toArray();
+    }
+}
