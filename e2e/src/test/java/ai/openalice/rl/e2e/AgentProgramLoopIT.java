@@ -74,6 +74,7 @@ class AgentProgramLoopIT {
                 assertTrue(opening.endsWith("<|im_end|>\n<|im_start|>assistant\n"), opening);
                 assertFalse(first.completionTokenIds().isEmpty(), "the policy answered through the endpoint");
                 assertFalse(second.newContext(), "the program sent its history back as it got it: one context");
+                assertEquals("ran it", first.observation(), "what the program sent after the first answer");
                 String added = tok.decode(ids(second.promptDeltaTokenIds()));
                 assertTrue(added.endsWith("<|im_start|>user\nran it<|im_end|>\n<|im_start|>assistant\n"), added);
             }

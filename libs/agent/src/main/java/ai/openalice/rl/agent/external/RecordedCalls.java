@@ -16,8 +16,9 @@ import java.util.List;
  * ({@link Turn#newContext()}) with its whole prompt: the agent rewrote its history (dropped or
  * summarised messages, or the completion came back re-tokenised differently), and the trainer
  * learns it as a sequence of its own with the episode's advantage. A turn's action is what its answer
- * asked the program to run (read by {@link RecordingChat}), so that the reward-hack counts and the
- * report see the program's commands as they see the built-in loop's.
+ * asked the program to run (read by {@link RecordingChat}), and its observation what the program
+ * sent after that answer, so that the reward-hack counts, the rubric, the report and the traces see
+ * the program's commands and their output as they see the built-in loop's.
  */
 public final class RecordedCalls {
 
@@ -67,6 +68,14 @@ public final class RecordedCalls {
      * the last answer to the program's exit) for the last.
      */
     public static Assembled turns(List<Call> calls, long tailMs) {
+        return turns(calls, List.of(), tailMs);
+    }
+
+    /**
+     * As {@link #turns(List, long)}, each turn's observation the program's words after its answer
+     * ({@code observations}, by call; missing ones empty).
+     */
+    public static Assembled turns(List<Call> calls, List<String> observations, long tailMs) {
         var turns = new ArrayList<Turn>();
         int extended = 0, rewritten = 0;
         int[] context = new int[0];
@@ -82,7 +91,8 @@ public final class RecordedCalls {
             }
             int[] delta = extendsContext ? Arrays.copyOfRange(c.prompt(), context.length, c.prompt().length) : c.prompt();
             long toolMs = i + 1 < calls.size() ? calls.get(i + 1).sinceLastMs() : tailMs;
-            turns.add(new Turn(i, ints(delta), ints(c.completion()), doubles(c.logprobs()), c.policyVersion(), c.action(), "", c.policyMs(), toolMs,
+            turns.add(new Turn(i, ints(delta), ints(c.completion()), doubles(c.logprobs()), c.policyVersion(), c.action(),
+                    i < observations.size() ? observations.get(i) : "", c.policyMs(), toolMs,
                     i > 0 && !extendsContext));
             context = concat(c.prompt(), c.completion());
         }

@@ -47,6 +47,12 @@ public final class RecordingChat {
      */
     public record Budget(int maxCalls, int maxContextTokens) {}
 
+    /**
+     * How a spent budget's message begins: OpenAI's words for a context overflow, which clients
+     * (litellm, so mini-swe-agent) read as "stop", where they would retry another 400.
+     */
+    static final String CONTEXT_PHRASE = "This model's maximum context length is ";
+
     /** A call the budget has no room for; {@link #spent()} says which part ran out. */
     public static final class BudgetSpent extends RuntimeException {
         BudgetSpent(String message) {
@@ -79,6 +85,8 @@ public final class RecordingChat {
     private String lastAnswer;
     private JsonNode lastAnswerMessage;
     private final List<JsonNode> answers = new ArrayList<>();
+    /** Per call, what the program sent after its answer (filled in by the next call; the last stays empty). */
+    private final List<String> observations = new ArrayList<>();
     private long lastAnsweredAt = System.nanoTime();
 
     /** {@code extra}: template variables such as {@code enable_thinking}. */
@@ -104,9 +112,10 @@ public final class RecordingChat {
     public synchronized Answer complete(ArrayNode messages, JsonNode tools, Sampling sampling) {
         if (calls.size() >= budget.maxCalls()) {
             spent = Spent.CALLS;
-            throw new BudgetSpent("the episode's " + budget.maxCalls() + " calls are spent");
+            throw new BudgetSpent(CONTEXT_PHRASE + "reached for this episode: its " + budget.maxCalls() + " calls are spent");
         }
         long since = (System.nanoTime() - lastAnsweredAt) / 1_000_000;
+        String observation = calls.isEmpty() ? null : observation(messages);
         int[] prompt;
         boolean continued = continues(messages);
         if (continued) {
@@ -124,7 +133,7 @@ public final class RecordingChat {
         if (room < 1) {
             rendered.removeLast();
             spent = Spent.CONTEXT;
-            throw new BudgetSpent("the prompt is " + prompt.length + " tokens, the episode's context " + budget.maxContextTokens());
+            throw new BudgetSpent(CONTEXT_PHRASE + budget.maxContextTokens() + " tokens in this episode, and the prompt is " + prompt.length + " tokens");
         }
         long t0 = System.nanoTime();
         Completion c;
@@ -136,7 +145,11 @@ public final class RecordingChat {
             throw e;
         }
         long policyMs = (System.nanoTime() - t0) / 1_000_000;
+        if (observation != null) {
+            observations.set(observations.size() - 1, observation);
+        }
         calls.add(new RecordedCalls.Call(prompt, c.tokens(), c.logprobs(), c.policyVersion(), policyMs, since));
+        observations.add("");
         lastMessages = messages.deepCopy();
         lastAnswer = withoutEndToken(c);
         lastAnswerMessage = JSON.createObjectNode().put("role", "assistant").put("content", lastAnswer);
@@ -176,7 +189,39 @@ public final class RecordingChat {
         for (int i = 0; i < calls.size(); i++) {
             withActions.add(calls.get(i).withAction(action(answers.get(i))));
         }
-        return RecordedCalls.turns(withActions, (System.nanoTime() - lastAnsweredAt) / 1_000_000);
+        return RecordedCalls.turns(withActions, observations, (System.nanoTime() - lastAnsweredAt) / 1_000_000);
+    }
+
+    /**
+     * What the program got back after its last answer, as it told the model: the text of the
+     * messages after the conversation's last assistant message (tool results, the user's turn), one
+     * to a line; empty when there is none.
+     */
+    static String observation(ArrayNode messages) {
+        int last = -1;
+        for (int i = 0; i < messages.size(); i++) {
+            if ("assistant".equals(messages.get(i).path("role").asText())) {
+                last = i;
+            }
+        }
+        var out = new StringBuilder();
+        for (int i = last + 1; last >= 0 && i < messages.size(); i++) {
+            String text = text(messages.get(i).path("content"));
+            if (!text.isEmpty()) {
+                out.append(out.isEmpty() ? "" : "\n").append(text);
+            }
+        }
+        return out.toString();
+    }
+
+    /** A message's text: its content, or the text of its parts. */
+    private static String text(JsonNode content) {
+        if (content.isArray()) {
+            var out = new StringBuilder();
+            content.forEach(p -> out.append(p.path("text").asText("")));
+            return out.toString();
+        }
+        return content.asText("");
     }
 
     /** A fenced block of commands, as text-based agents ask for them (mini-swe-agent's {@code mswea_bash_command}, or {@code bash}/{@code sh}). */

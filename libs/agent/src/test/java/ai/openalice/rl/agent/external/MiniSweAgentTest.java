@@ -93,5 +93,25 @@ class MiniSweAgentTest {
                 added);
         String opening = RecordingChatTest.tok.decode(turns.get(0).promptDeltaTokenIds().stream().mapToInt(Integer::intValue).toArray());
         assertTrue(opening.contains("write a note") && opening.contains("\"name\": \"bash\""), "the task and mini-swe-agent's bash tool: " + opening);
+        assertFalse(turns.get(0).observation().isBlank(), "what mini-swe-agent told the model its command printed");
+        assertTrue(added.contains(turns.get(0).observation()), turns.get(0).observation());
+    }
+
+    @Test
+    void miniSweAgentStopsWhenTheEpisodesCallsAreSpent(@TempDir Path workspace) throws Exception {
+        Files.writeString(workspace.resolve("a.py"), "print(1)\n");
+        var policy = new RecordingChatTest.Scripted(
+                "<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"echo 2 > a.py\"}}\n</tool_call>");
+        Episode e;
+        // one call allowed: the second is refused with OpenAI's context-overflow words, which litellm does not retry;
+        // a retried refusal would keep mini-swe-agent going until the time limit (a timeout, not max_steps)
+        try (var episode = ProgramEpisode.open(setup, new ProgramEpisode.Program(COMMAND, environment), "change a.py", policy,
+                LoopConfig.defaults(1, 8192).withTimeout(Duration.ofSeconds(90)));
+                Sandbox s = provider.create(episode.spec(SandboxSpec.of(new WorkspaceSource.Dir(workspace))))) {
+            e = episode.run(s);
+        }
+        assertEquals(Termination.MAX_STEPS, e.termination(), String.valueOf(e.error()));
+        assertEquals(1, e.trajectory().turns().size());
+        assertTrue(e.patch().contains("+2"), "the workspace as the program left it is the patch: " + e.patch());
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.events.Turn;
+import ai.openalice.rl.harness.HackAttempts;
 import ai.openalice.rl.model.chat.ChatTemplate;
 import ai.openalice.rl.model.hf.TinyModels;
 import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
@@ -180,6 +181,30 @@ class RecordingChatTest {
         var fenced = JSON.createObjectNode().put("role", "assistant").put("content", "Look first.\n```mswea_bash_command\nls -la\n```");
         assertEquals("ls -la", RecordingChat.action(fenced).args().get("command").asText());
         assertEquals(null, RecordingChat.action(JSON.createObjectNode().put("role", "assistant").put("content", "I am done.")));
+    }
+
+    @Test
+    void eachTurnCarriesTheCommandItsAnswerAskedForAndWhatTheProgramSentBack() {
+        var policy = new Scripted("```mswea_bash_command\nrm tests/test_a.py\n```", "```mswea_bash_command\npytest\n```", "done");
+        var chat = new RecordingChat(qwen3, tok, Map.of(), policy);
+        var history = messages("system", "S", "user", "fix it");
+        for (String output : List.of("<returncode>0</returncode>", "<returncode>5</returncode>\nno tests ran")) {
+            String answer = chat.complete(history, null, SAMPLING).text();
+            history.addObject().put("role", "assistant").put("content", answer);
+            history.addObject().put("role", "user").put("content", output);
+        }
+        // the last call sends the tool output as parts and a second message: both are the observation
+        history.remove(history.size() - 1);
+        history.addObject().put("role", "tool").set("content", JSON.createArrayNode().add(JSON.createObjectNode().put("type", "text").put("text", "no tests ran")));
+        history.addObject().put("role", "user").put("content", "go on");
+        chat.complete(history, null, SAMPLING);
+        var turns = chat.turns().turns();
+        assertEquals(List.of("<returncode>0</returncode>", "no tests ran\ngo on", ""), turns.stream().map(Turn::observation).toList());
+        assertEquals("rm tests/test_a.py", turns.get(0).action().args().get("command").asText());
+        var hacks = HackAttempts.of(turns);
+        assertEquals(1, hacks.size(), hacks.toString());
+        assertEquals(0, hacks.getFirst().turn());
+        assertEquals(HackAttempts.Kind.TEST_EDIT, hacks.getFirst().kind());
     }
 
     private static int[] concat(int[] a, int[] b) {
