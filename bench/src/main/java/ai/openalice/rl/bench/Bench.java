@@ -22,6 +22,7 @@ public final class Bench {
             case "verifier" -> VerifierBench.run(args);
             case "inference" -> InferenceBench.run(args);
             case "agent" -> AgentLoopBench.run(args);
+            case "agent-program" -> AgentProgramBench.run(args);
             case "rubric" -> RubricBench.run(args);
             case "dispatcher" -> DispatcherBench.run(args);
             case "trainer" -> TrainerBench.run(args);
@@ -36,7 +37,7 @@ public final class Bench {
             case "tinker" -> TinkerBench.run(args);
             case "swebench-verified" -> SweBenchVerifiedBench.run(args);
             default -> {
-                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, rubric, dispatcher, trainer, learner-memory, hf-model, hf-loop, loop, soak, chaos, tinker, swebench-verified");
+                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, agent-program, rubric, dispatcher, trainer, learner-memory, hf-model, hf-loop, loop, soak, chaos, tinker, swebench-verified");
                 System.exit(2);
             }
         }

@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.cli.suite.TinySwe;
+import ai.openalice.rl.cli.train.Supervisor;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.Trajectory;
 import ai.openalice.rl.events.Turn;
 import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -23,7 +25,6 @@ import org.junit.jupiter.api.Test;
  * LoRA adapter from them.
  */
 class AgentProgramLoopIT {
-    final String suffix = ".e2eap" + UUID.randomUUID().toString().substring(0, 8);
 
     static final String PROGRAM = """
             python3 - <<'EOF'
@@ -40,28 +41,10 @@ class AgentProgramLoopIT {
 
     @Test
     void anAgentProgramsCallsAreRecordedAndTrainedOn() throws Exception {
-        LoopIT.resetSchemas();
-        Path suite = Path.of("target", "e2e-suite" + suffix).toAbsolutePath();
-        TinySwe.generate(suite, 2, 1, 11);
-        Path artifacts = Path.of("target", "e2e-artifacts" + suffix).toAbsolutePath();
+        String suffix = ".e2eap" + UUID.randomUUID().toString().substring(0, 8);
         Path model = HfLoopIT.tinyQwen3(Path.of("target", "e2e-model" + suffix).toAbsolutePath());
-        try (var s = LoopIT.services(suffix)) {
-            s.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest"));
-            s.start("trainer", List.of("-Dtrainer.artifact-dir=" + artifacts.resolve("checkpoints"), "-Dtrainer.batch-groups=1",
-                    "-Dtrainer.init-model=" + model, "-Dtrainer.lora.rank=2", "-Dtrainer.lora.targets=q_proj,v_proj",
-                    "-Dtrainer.optim.micro-batch=1", "-Dtrainer.poll=PT0.5S", "-Dtrainer.loss.compact-filter=false",
-                    "-Dtrainer.dynamic-sampling=none"));
-            s.start("rubric-prm", List.of());
-            s.start("verifier", List.of("-Dverifier.sandbox-root=/tmp/alice-rl-e2eap-verifier"));
-            s.start("sandbox-runner", List.of("-Drunner.policy=http", "-Drunner.model-dir=" + model, "-Drunner.id=e2eap-runner",
-                    "-Drunner.sandbox-root=/tmp/alice-rl-e2eap-runner", "-Drunner.artifact-dir=" + artifacts.resolve("trajectories"),
-                    "-Drunner.max-context-tokens=3072", "-Drunner.inference-url=" + s.uri("inference", ""),
-                    "-Drunner.agent-program.command=" + PROGRAM));
-            s.start("task-dispatcher", List.of("-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4", "-Ddispatcher.pace.groups-per-version=0",
-                    "-Ddispatcher.compact-filter=false", "-Ddispatcher.sampling.max-tokens-per-turn=64"));
-            s.awaitReady(Duration.ofMinutes(3));
-
-            LoopIT.publish(suite, suffix, 4);
+        try (var s = loop(suffix, model, List.of("-Drunner.agent-program.command=" + PROGRAM))) {
+            LoopIT.publish(suite(suffix), suffix, 4);
             var v1 = LoopIT.awaitCheckpoint(suffix, 1, Duration.ofMinutes(8));
             assertEquals(1, v1.step());
 
@@ -80,6 +63,77 @@ class AgentProgramLoopIT {
             }
             var trainer = EventCodec.mapper().readTree(s.get("trainer", "/status"));
             assertTrue(trainer.get("samples.trained").asLong() >= 2, trainer.toString());
+        }
+    }
+
+    /**
+     * mini-swe-agent as it ships (its default configuration, bash as an OpenAI tool), built by the
+     * runner from PyPI, plays the episodes. The tiny random model never writes a tool call, so every
+     * answer gets mini-swe-agent's format error back, until the episode's calls or context are spent
+     * and it stops; the calls are one context, and the trainer takes its step on them.
+     */
+    @Test
+    void miniSweAgentAsItShipsPlaysTheEpisodesThroughTheWholeLoop() throws Exception {
+        String suffix = ".e2emini" + UUID.randomUUID().toString().substring(0, 8);
+        Path model = HfLoopIT.tinyQwen3(Path.of("target", "e2e-model" + suffix).toAbsolutePath());
+        String command = "MSWEA_CONFIGURED=true MSWEA_SILENT_STARTUP=1 MSWEA_COST_TRACKING=ignore_errors MSWEA_GLOBAL_CONFIG_DIR=/tmp/mini"
+                + " LITELLM_LOCAL_MODEL_COST_MAP=True \"$ALICE_RL_AGENT_ENV/bin/mini\" --yolo --exit-immediately --cost-limit 0"
+                + " --model \"openai/$ALICE_RL_MODEL\" --task \"$(cat \"$ALICE_RL_PROBLEM\")\" --output /tmp/mini/trajectory.json < /dev/null";
+        try (var s = loop(suffix, model, List.of("-Drunner.agent-program.command=" + command,
+                "-Drunner.agent-program.pip-packages=" + MINI_SWE_AGENT))) {
+            LoopIT.publish(suite(suffix), suffix, 3);
+            var v1 = LoopIT.awaitCheckpoint(suffix, 1, Duration.ofMinutes(10));
+            assertEquals(1, v1.step());
+
+            Trajectory t = HfLoopIT.sampledEpisode(suffix, Duration.ofMinutes(2));
+            assertTrue(t.turns().size() >= 2, "mini-swe-agent called again after its format error: " + t.turns().size());
+            try (var tok = HuggingFaceTokenizer.forModel(model)) {
+                String opening = tok.decode(ids(t.turns().get(0).promptDeltaTokenIds()));
+                assertTrue(opening.contains("\"name\": \"bash\""), "mini-swe-agent's bash tool, rendered by the template: " + opening);
+                assertFalse(t.turns().get(1).newContext(), "mini-swe-agent sends its history back as it got it: one context");
+                String added = tok.decode(ids(t.turns().get(1).promptDeltaTokenIds()));
+                assertFalse(t.turns().get(0).observation().isBlank(), "its format error, as it told the model");
+                assertTrue(added.contains(t.turns().get(0).observation()), added);
+            }
+            var trainer = EventCodec.mapper().readTree(s.get("trainer", "/status"));
+            assertTrue(trainer.get("samples.trained").asLong() >= 2, trainer.toString());
+        }
+    }
+
+    /** The release checked here (as MiniSweAgentTest's). */
+    static final String MINI_SWE_AGENT = "mini-swe-agent==2.4.6";
+
+    private static Path suite(String suffix) throws Exception {
+        Path suite = Path.of("target", "e2e-suite" + suffix).toAbsolutePath();
+        TinySwe.generate(suite, 2, 1, 11);
+        return suite;
+    }
+
+    /** The whole loop on a tiny random Qwen3 served by inference, LoRA in the trainer, the runner playing episodes with {@code runner}'s program. */
+    private static Supervisor loop(String suffix, Path model, List<String> runner) throws Exception {
+        LoopIT.resetSchemas();
+        Path artifacts = Path.of("target", "e2e-artifacts" + suffix).toAbsolutePath();
+        var s = LoopIT.services(suffix);
+        try {
+            s.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest"));
+            s.start("trainer", List.of("-Dtrainer.artifact-dir=" + artifacts.resolve("checkpoints"), "-Dtrainer.batch-groups=1",
+                    "-Dtrainer.init-model=" + model, "-Dtrainer.lora.rank=2", "-Dtrainer.lora.targets=q_proj,v_proj",
+                    "-Dtrainer.optim.micro-batch=1", "-Dtrainer.poll=PT0.5S", "-Dtrainer.loss.compact-filter=false",
+                    "-Dtrainer.dynamic-sampling=none"));
+            s.start("rubric-prm", List.of());
+            s.start("verifier", List.of("-Dverifier.sandbox-root=/tmp/alice-rl-e2eap-verifier"));
+            var args = new ArrayList<>(List.of("-Drunner.policy=http", "-Drunner.model-dir=" + model, "-Drunner.id=e2eap-runner",
+                    "-Drunner.sandbox-root=/tmp/alice-rl-e2eap-runner", "-Drunner.artifact-dir=" + artifacts.resolve("trajectories"),
+                    "-Drunner.max-context-tokens=4096", "-Drunner.inference-url=" + s.uri("inference", "")));
+            args.addAll(runner);
+            s.start("sandbox-runner", args);
+            s.start("task-dispatcher", List.of("-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4", "-Ddispatcher.pace.groups-per-version=0",
+                    "-Ddispatcher.compact-filter=false", "-Ddispatcher.sampling.max-tokens-per-turn=64"));
+            s.awaitReady(Duration.ofMinutes(3));
+            return s;
+        } catch (Exception | Error e) {
+            s.close();
+            throw e;
         }
     }
 
