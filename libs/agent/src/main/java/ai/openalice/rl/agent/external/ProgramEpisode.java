@@ -29,12 +29,20 @@ import java.util.Map;
  * it did: the workspace's diff is the patch, the turns are its recorded calls. The program sees
  * {@code OPENAI_BASE_URL}, {@code OPENAI_API_KEY}, {@code ALICE_RL_MODEL}, {@code ALICE_RL_PROBLEM}
  * (the file holding the problem statement) and, when it has one, {@code ALICE_RL_AGENT_ENV} (its own
- * Python environment, mounted where it was built; its {@code lib} on {@code LD_LIBRARY_PATH}).
+ * Python environment, mounted where it was built; its {@code lib} on {@code LD_LIBRARY_PATH}) and
+ * {@code ALICE_RL_AGENT_FILES} (its own files' folder).
  */
 public final class ProgramEpisode implements AutoCloseable {
 
-    /** The program: a shell command run at the workspace, and the Python environment it runs in (null: none). */
-    public record Program(String command, Path environment) {}
+    /**
+     * The program: a shell command run at the workspace, the Python environment it runs in, and a
+     * folder of its own files (each null: none), both mounted read-only where they are.
+     */
+    public record Program(String command, Path environment, Path files) {
+        public Program(String command, Path environment) {
+            this(command, environment, null);
+        }
+    }
 
     /** What every episode shares: the endpoint, where episode folders go, and how the model's chat is laid out. */
     public record Setup(AgentEndpoint endpoint, Path folders, ChatTemplate template, Tokenizer tokenizer, Map<String, Object> extra, String model) {}
@@ -89,6 +97,10 @@ public final class ProgramEpisode implements AutoCloseable {
             env.put("ALICE_RL_AGENT_ENV", program.environment().toString());
             mounts.add(new SandboxSpec.ReadOnlyMount(program.environment(), program.environment().toString()));
         }
+        if (program.files() != null) {
+            env.put("ALICE_RL_AGENT_FILES", program.files().toString());
+            mounts.add(new SandboxSpec.ReadOnlyMount(program.files(), program.files().toString()));
+        }
         return prepared.withEnv(env).withMounts(List.copyOf(mounts));
     }
 
@@ -110,7 +122,7 @@ public final class ProgramEpisode implements AutoCloseable {
         }
         var stats = new RolloutCompleted.Stats(turns.size(), prompt, completion, wallMs, policyMs, toolMs);
         var trajectory = new Trajectory(turns);
-        if (turns.isEmpty() && !r.ok()) {
+        if (turns.isEmpty() && !r.ok() && chat.spent().isEmpty()) { // a program refused its first call for the budget ended by it
             return new Episode(trajectory, Termination.INFRA_ERROR, new RolloutCompleted.Failure("agent_program", (r.timedOut()
                     ? "timed out after " + budget.episodeTimeout().toSeconds() + " s" : "exited " + r.exitCode()) + " without calling the policy: "
                     + tail(r.stderr().isBlank() ? r.stdout() : r.stderr())), patch, stats);

@@ -109,6 +109,15 @@ class ProgramEpisodeTest {
     }
 
     @Test
+    void aProgramWhoseFirstPromptIsOverTheContextEndsAsMaxContextNotAsAFailure(@TempDir Path dir) throws Exception {
+        // the program gives up on the 400 (it exits 2), with no call recorded
+        Episode e = play(workspace(dir), PROGRAM, new RecordingChatTest.Scripted("ls", "done"),
+                LoopConfig.defaults(10, 16).withTimeout(Duration.ofSeconds(60)));
+        assertEquals(Termination.MAX_CONTEXT, e.termination(), String.valueOf(e.error()));
+        assertEquals(0, e.trajectory().turns().size());
+    }
+
+    @Test
     void aProgramThatFailsBeforeAnyCallIsAnInfrastructureFailureWithItsOwnWords(@TempDir Path dir) throws Exception {
         Episode e = play(workspace(dir), "echo 'no module named minisweagent' >&2; exit 1", new RecordingChatTest.Scripted(),
                 LoopConfig.defaults(10, 4096).withTimeout(Duration.ofSeconds(60)));

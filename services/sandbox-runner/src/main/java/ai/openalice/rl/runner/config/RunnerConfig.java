@@ -129,6 +129,9 @@ public interface RunnerConfig {
         /** The model name the endpoint reports and the program is given ({@code ALICE_RL_MODEL}). */
         @WithDefault("policy")
         String modelName();
+
+        /** A folder of the program's own files (its scripts, its configuration), mounted read-only where it is ({@code ALICE_RL_AGENT_FILES}). */
+        Optional<Path> files();
     }
 
     /**

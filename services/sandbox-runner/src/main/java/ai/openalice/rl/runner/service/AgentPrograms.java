@@ -82,7 +82,7 @@ final class AgentPrograms implements AutoCloseable {
                     throw new PythonEnvironments.Unavailable("the agent program's environment: " + e.getMessage(), "");
                 }
             }
-            program = new ProgramEpisode.Program(config.command().orElseThrow(), env);
+            program = new ProgramEpisode.Program(config.command().orElseThrow(), env, config.files().map(Path::toAbsolutePath).orElse(null));
         }
         return program;
     }
