@@ -23,6 +23,7 @@ public final class Bench {
             case "inference" -> InferenceBench.run(args);
             case "agent" -> AgentLoopBench.run(args);
             case "agent-program" -> AgentProgramBench.run(args);
+            case "swebench-program" -> SweBenchProgram.run(args);
             case "rubric" -> RubricBench.run(args);
             case "dispatcher" -> DispatcherBench.run(args);
             case "trainer" -> TrainerBench.run(args);
@@ -37,7 +38,7 @@ public final class Bench {
             case "tinker" -> TinkerBench.run(args);
             case "swebench-verified" -> SweBenchVerifiedBench.run(args);
             default -> {
-                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, agent-program, rubric, dispatcher, trainer, learner-memory, hf-model, hf-loop, loop, soak, chaos, tinker, swebench-verified");
+                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, agent-program, swebench-program, rubric, dispatcher, trainer, learner-memory, hf-model, hf-loop, loop, soak, chaos, tinker, swebench-verified");
                 System.exit(2);
             }
         }

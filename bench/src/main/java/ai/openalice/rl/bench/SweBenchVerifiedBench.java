@@ -126,7 +126,7 @@ final class SweBenchVerifiedBench {
     }
 
     /** Every row mapped from SWE-bench's build of the file and from its 13 published columns; the tasks of the first. */
-    private static Map<String, Task> importBothForms(Path dataset, SweBenchVerifiedTable table) throws IOException {
+    static Map<String, Task> importBothForms(Path dataset, SweBenchVerifiedTable table) throws IOException {
         RepoSpecs specs = RepoSpecs.bundled();
         var parser = new TaskParser(dataset.toAbsolutePath().getParent());
         var tasks = new LinkedHashMap<String, Task>();
@@ -205,7 +205,7 @@ final class SweBenchVerifiedBench {
         }
     }
 
-    private static Map<String, String> options(String[] args) {
+    static Map<String, String> options(String[] args) {
         var m = new LinkedHashMap<String, String>();
         for (int i = 1; i + 1 < args.length; i += 2) {
             m.put(args[i], args[i + 1]);

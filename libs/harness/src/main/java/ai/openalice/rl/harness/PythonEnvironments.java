@@ -61,7 +61,12 @@ public final class PythonEnvironments {
      * version the project reports when its build reads it from git tags (setuptools-scm), which a
      * task's workspace does not have (null: leave it to the build).
      */
-    public record Built(Path home, Interpreter interpreter, String projectVersion, List<String> workspaceSteps) {
+    /**
+     * An environment ready: {@code workspaceSteps} edit each workspace before anything else;
+     * {@code install} (null: none) installs the project from its workspace, as the spec's
+     * {@code install} does in SWE-bench's images.
+     */
+    public record Built(Path home, Interpreter interpreter, String projectVersion, List<String> workspaceSteps, String install) {
         public Built {
             workspaceSteps = List.copyOf(workspaceSteps);
         }
@@ -211,7 +216,8 @@ public final class PythonEnvironments {
                 trim(home);
             }
             EnvironmentCache.used(home);
-            return new Built(home, interpreter, projectVersion, workspaceSteps(spec));
+            String install = spec.path("install").asText("").isBlank() ? null : spec.get("install").asText();
+            return new Built(home, interpreter, projectVersion, workspaceSteps(spec), install);
         } catch (IOException e) {
             throw new Unavailable("the Python environment could not be prepared: " + e.getMessage(), "");
         } finally {

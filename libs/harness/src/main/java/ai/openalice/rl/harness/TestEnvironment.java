@@ -18,7 +18,7 @@ import java.util.Map;
  * ({@code /npm-cache}) — for the verifier's test runs and for the agent's, so that the agent can
  * run the tests it will be judged by.
  */
-public record TestEnvironment(Map<String, String> env, List<SandboxSpec.ReadOnlyMount> mounts, List<String> workspaceSteps) {
+public record TestEnvironment(Map<String, String> env, List<SandboxSpec.ReadOnlyMount> mounts, List<String> workspaceSteps, String install) {
     static final String NPM_CACHE = "/tmp/npm-cache";
     /** Where pip installs the task's project in the sandbox: the user site, under the sandbox's private /tmp. */
     static final String USER_BASE = "/tmp/.local";
@@ -28,6 +28,11 @@ public record TestEnvironment(Map<String, String> env, List<SandboxSpec.ReadOnly
         env = Map.copyOf(env);
         mounts = List.copyOf(mounts);
         workspaceSteps = List.copyOf(workspaceSteps);
+    }
+
+    /** Without a project to install. */
+    public TestEnvironment(Map<String, String> env, List<SandboxSpec.ReadOnlyMount> mounts, List<String> workspaceSteps) {
+        this(env, mounts, workspaceSteps, null);
     }
 
     /** For {@code mavenRepository}, {@code mavenHome} and {@code npmCache} (each may be null) with {@code jdk} (null: the host's). */
@@ -94,7 +99,7 @@ public record TestEnvironment(Map<String, String> env, List<SandboxSpec.ReadOnly
         }
         var m = new ArrayList<>(mounts);
         m.add(new SandboxSpec.ReadOnlyMount(python.home(), home));
-        return new TestEnvironment(e, m, python.workspaceSteps());
+        return new TestEnvironment(e, m, python.workspaceSteps(), python.install());
     }
 
     /**
@@ -113,6 +118,24 @@ public record TestEnvironment(Map<String, String> env, List<SandboxSpec.ReadOnly
                 + " git add -A && { git diff --cached --quiet || git -c user.name=SWE-bench -c user.email=setup@swebench.config commit -q --no-verify -m SWE-bench 2>&1; }",
                 Duration.ofMinutes(2));
         return r.ok() ? null : r.stdout().strip();
+    }
+
+    /**
+     * Installs the task's project from {@code sandbox}'s workspace as SWE-bench's images hold it
+     * installed (the spec's {@code install}, e.g. {@code pip install -e .}: into the user site,
+     * offline, editable), so that an agent's commands import the code it edits and can run the tests
+     * it will be judged by (a {@code src/} layout such as pytest's, or compiled extensions such as
+     * astropy's, cannot be imported from the checkout alone). The verifier installs again after the
+     * patch, as SWE-bench's evaluation does. Null when done (or nothing to do), else the install's
+     * last words.
+     */
+    public String installProject(Sandbox sandbox) {
+        if (install == null) {
+            return null;
+        }
+        ExecResult r = sandbox.exec("(" + install + ") > /tmp/.alice-rl-install.log 2>&1 || { s=$?; tail -c 2000 /tmp/.alice-rl-install.log; exit $s; }",
+                Duration.ofMinutes(10));
+        return r.ok() ? null : (r.timedOut() ? "timed out after 10 minutes: " : "exit " + r.exitCode() + ": ") + r.stdout().strip();
     }
 
     private static final String STEPS = ".alice-rl-setup.sh";

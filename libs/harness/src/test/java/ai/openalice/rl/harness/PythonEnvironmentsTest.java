@@ -1,6 +1,7 @@
 package ai.openalice.rl.harness;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -109,6 +110,25 @@ class PythonEnvironmentsTest {
         var check = HostCommand.run(List.of(built.home() + "/bin/python3.11", "-c", "import iniconfig, importlib.metadata as m; print(m.version('iniconfig'))"),
                 null, Duration.ofMinutes(1));
         assertEquals("2.0.0", check.output().strip(), "the environment's own iniconfig is untouched by the sandbox's pip");
+    }
+
+    @Test
+    void anAgentsWorkspaceHasTheProjectInstalledAsTheImagesHaveIt() throws Exception {
+        var built = environments.ensure(task(spec()).pythonToolchain().orElseThrow(), new WorkspaceSource.Git(repo.dir, repo.base), null);
+        var env = TestEnvironment.of(null, null, null, null).withPython(built);
+        assertEquals("python -m pip install -e .", env.install());
+        try (var s = provider.create(env.applyTo(SandboxSpec.of(new WorkspaceSource.Git(repo.dir, repo.base))))) {
+            String where = "cd /tmp && python -c 'import calc; print(calc.__file__)'";
+            assertFalse(s.exec(where, Duration.ofMinutes(1)).ok(), "not importable from elsewhere before the install");
+            assertEquals(null, env.installProject(s));
+            var r = s.exec(where, Duration.ofMinutes(1));
+            assertEquals(s.workdir() + "/calc/__init__.py", r.stdout().strip(), "editable: the code the agent edits " + r.stderr());
+            assertEquals("", s.diff(), "the install leaves nothing in the patch");
+        }
+        var broken = new TestEnvironment(Map.of(), List.of(), List.of(), "echo no such project; exit 3");
+        try (var s = provider.create(SandboxSpec.of(new WorkspaceSource.Git(repo.dir, repo.base)))) {
+            assertEquals("exit 3: no such project", broken.installProject(s));
+        }
     }
 
     @Test

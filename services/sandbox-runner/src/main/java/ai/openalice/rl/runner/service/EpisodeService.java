@@ -331,10 +331,7 @@ public class EpisodeService {
             return programEpisode(r, env, cfg);
         }
         try (Sandbox sandbox = sandboxes.create(agentSpec(r, env))) {
-            String editsFailed = env.commitWorkspaceEdits(sandbox); // the repository as the tests will see it, its set-up edits committed
-            if (editsFailed != null) {
-                LOG.warnf("%s: the environment's set-up edits do not apply to the workspace (%s); the agent works without them", r.logContext(), editsFailed);
-            }
+            prepareWorkspace(r, env, sandbox);
             var selection = config.testTimeCandidates() < 2 ? null : new TestTimeSelection(config.testTimeCandidates(),
                     config.testTimeBeta(), new RubricStepScorer(URI.create(config.rubricUrl()), r.taskId(), r.ref().taskVersion(),
                             clientToken.supplier()));
@@ -353,16 +350,31 @@ public class EpisodeService {
         try (var episode = ProgramEpisode.open(programs.setup(), programs.program(), r.task().problemStatement(),
                 policies.forEpisode(r.taskId(), r.rolloutId()), cfg);
                 Sandbox sandbox = sandboxes.create(episode.spec(agentSpec(r, env)))) {
-            String editsFailed = env.commitWorkspaceEdits(sandbox);
-            if (editsFailed != null) {
-                LOG.warnf("%s: the environment's set-up edits do not apply to the workspace (%s); the program works without them", r.logContext(),
-                        editsFailed);
-            }
+            prepareWorkspace(r, env, sandbox);
             return episode.run(sandbox);
         } catch (PythonEnvironments.Unavailable e) {
             return infra("agent_program", "the agent program's environment: " + e.getMessage(), null);
         } catch (SandboxException | PolicyException ex) {
             return infra(ex instanceof SandboxException ? "sandbox" : "policy", ex.getMessage(), ex instanceof SandboxException se ? se.reason() : null);
+        }
+    }
+
+    /**
+     * The workspace as SWE-bench's images hold it: the environment's set-up edits committed (the
+     * repository as the tests will see it) and the project installed, so that the agent's commands
+     * import what it edits. What fails is logged and counted, and the agent works without it: the
+     * verdict, which the verifier gives with its own set-up, is not at stake.
+     */
+    private void prepareWorkspace(RolloutRequested r, TestEnvironment env, Sandbox sandbox) {
+        String editsFailed = env.commitWorkspaceEdits(sandbox);
+        if (editsFailed != null) {
+            metrics.counter("runner_workspace_setup_failed_total", "step", "edits").increment();
+            LOG.warnf("%s: the environment's set-up edits do not apply to the workspace (%s); the agent works without them", r.logContext(), editsFailed);
+        }
+        String installFailed = env.installProject(sandbox);
+        if (installFailed != null) {
+            metrics.counter("runner_workspace_setup_failed_total", "step", "install").increment();
+            LOG.warnf("%s: the project does not install in the workspace (%s); the agent works without it installed", r.logContext(), installFailed);
         }
     }
 
