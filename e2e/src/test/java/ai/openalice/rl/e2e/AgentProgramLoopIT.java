@@ -75,12 +75,13 @@ class AgentProgramLoopIT {
     @Test
     void miniSweAgentAsItShipsPlaysTheEpisodesThroughTheWholeLoop() throws Exception {
         String suffix = ".e2emini" + UUID.randomUUID().toString().substring(0, 8);
-        Path model = HfLoopIT.tinyQwen3(Path.of("target", "e2e-model" + suffix).toAbsolutePath());
+        // mini-swe-agent's first prompt (its instructions and bash tool) is about 5,000 bytes, a token a byte here
+        Path model = HfLoopIT.tinyQwen3(Path.of("target", "e2e-model" + suffix).toAbsolutePath(), 16384);
         String command = "MSWEA_CONFIGURED=true MSWEA_SILENT_STARTUP=1 MSWEA_COST_TRACKING=ignore_errors MSWEA_GLOBAL_CONFIG_DIR=/tmp/mini"
                 + " LITELLM_LOCAL_MODEL_COST_MAP=True \"$ALICE_RL_AGENT_ENV/bin/mini\" --yolo --exit-immediately --cost-limit 0"
                 + " --model \"openai/$ALICE_RL_MODEL\" --task \"$(cat \"$ALICE_RL_PROBLEM\")\" --output /tmp/mini/trajectory.json < /dev/null";
         try (var s = loop(suffix, model, List.of("-Drunner.agent-program.command=" + command,
-                "-Drunner.agent-program.pip-packages=" + MINI_SWE_AGENT))) {
+                "-Drunner.agent-program.pip-packages=" + MINI_SWE_AGENT, "-Drunner.max-context-tokens=12288"))) {
             LoopIT.publish(suite(suffix), suffix, 3);
             var v1 = LoopIT.awaitCheckpoint(suffix, 1, Duration.ofMinutes(10));
             assertEquals(1, v1.step());

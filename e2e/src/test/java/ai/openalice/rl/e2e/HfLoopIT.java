@@ -37,7 +37,12 @@ class HfLoopIT {
     final String suffix = ".e2ehf" + UUID.randomUUID().toString().substring(0, 8);
 
     static Path tinyQwen3(Path dir) throws Exception {
-        var json = TinyModels.config("qwen3").put("vocab_size", 259).put("max_position_embeddings", 4096).put("eos_token_id", 258);
+        return tinyQwen3(dir, 4096);
+    }
+
+    /** A tiny random Qwen3 over a byte-level tokenizer (a token a byte), with Qwen3's chat template, for contexts up to {@code maxPositions}. */
+    static Path tinyQwen3(Path dir, int maxPositions) throws Exception {
+        var json = TinyModels.config("qwen3").put("vocab_size", 259).put("max_position_embeddings", maxPositions).put("eos_token_id", 258);
         TinyModels.write(dir, json, TinyModels.randomWeights(HfConfig.of(json, "qwen3"), 3), DType.F32, 1);
         TinyModels.JSON.writeValue(dir.resolve("tokenizer.json").toFile(),
                 TinyModels.byteLevelTokenizer(List.of("<|endoftext|>", "<|im_start|>", "<|im_end|>")));

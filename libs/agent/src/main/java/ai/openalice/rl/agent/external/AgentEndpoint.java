@@ -51,8 +51,15 @@ public final class AgentEndpoint implements AutoCloseable {
         this.server = server;
     }
 
+    private static final String NODELAY = "sun.net.httpserver.nodelay";
+
     /** Starts the endpoint on a free port of 127.0.0.1. */
     public static AgentEndpoint start() throws IOException {
+        // the JDK's server leaves Nagle's algorithm on unless told (read once, at its first use): an answer written as headers then
+        // body then waits for the client's delayed acknowledgement
+        if (System.getProperty(NODELAY) == null) {
+            System.setProperty(NODELAY, "true");
+        }
         var server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
         var endpoint = new AgentEndpoint(server);
         server.createContext("/", endpoint::handle);
