@@ -70,7 +70,8 @@ class AgentProgramLoopIT {
      * mini-swe-agent as it ships (its default configuration, bash as an OpenAI tool), built by the
      * runner from PyPI, plays the episodes. The tiny random model never writes a tool call, so every
      * answer gets mini-swe-agent's format error back, until the episode's calls or context are spent
-     * and it stops; the calls are one context, and the trainer takes its step on them.
+     * and it stops. It keeps no answer it cannot parse, so each call after the first is a context of
+     * its own (the whole prompt, the episode's advantage), and the trainer takes its step on them.
      */
     @Test
     void miniSweAgentAsItShipsPlaysTheEpisodesThroughTheWholeLoop() throws Exception {
@@ -91,10 +92,13 @@ class AgentProgramLoopIT {
             try (var tok = HuggingFaceTokenizer.forModel(model)) {
                 String opening = tok.decode(ids(t.turns().get(0).promptDeltaTokenIds()));
                 assertTrue(opening.contains("\"name\": \"bash\""), "mini-swe-agent's bash tool, rendered by the template: " + opening);
-                assertFalse(t.turns().get(1).newContext(), "mini-swe-agent sends its history back as it got it: one context");
-                String added = tok.decode(ids(t.turns().get(1).promptDeltaTokenIds()));
+                // it keeps no answer it cannot parse, only its format error: the history was rewritten, so the call is a context of its own
+                Turn second = t.turns().get(1);
+                assertTrue(second.newContext(), "the unparseable answer was dropped from mini-swe-agent's history");
+                String again = tok.decode(ids(second.promptDeltaTokenIds()));
+                assertTrue(again.startsWith(opening.substring(0, opening.length() - "<|im_start|>assistant\n".length())), again);
                 assertFalse(t.turns().get(0).observation().isBlank(), "its format error, as it told the model");
-                assertTrue(added.contains(t.turns().get(0).observation()), added);
+                assertTrue(again.contains(t.turns().get(0).observation()), again);
             }
             var trainer = EventCodec.mapper().readTree(s.get("trainer", "/status"));
             assertTrue(trainer.get("samples.trained").asLong() >= 2, trainer.toString());

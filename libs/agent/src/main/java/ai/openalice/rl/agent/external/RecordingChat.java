@@ -194,19 +194,21 @@ public final class RecordingChat {
 
     /**
      * What the program got back after its last answer, as it told the model: the text of the
-     * messages after the conversation's last assistant message (tool results, the user's turn), one
-     * to a line; empty when there is none.
+     * messages after what this call shares with the last one (its messages, then the answer as
+     * given), one to a line, assistant messages left out. A program that dropped the answer (mini-swe-agent
+     * keeps no answer it could not parse, only its format error) still shows what it sent after it.
      */
-    static String observation(ArrayNode messages) {
-        int last = -1;
-        for (int i = 0; i < messages.size(); i++) {
-            if ("assistant".equals(messages.get(i).path("role").asText())) {
-                last = i;
-            }
+    private String observation(ArrayNode messages) {
+        int shared = 0;
+        while (shared < lastMessages.size() && shared < messages.size() && lastMessages.get(shared).equals(messages.get(shared))) {
+            shared++;
+        }
+        if (shared == lastMessages.size() && shared < messages.size() && sameAnswer(messages.get(shared), lastAnswerMessage)) {
+            shared++;
         }
         var out = new StringBuilder();
-        for (int i = last + 1; last >= 0 && i < messages.size(); i++) {
-            String text = text(messages.get(i).path("content"));
+        for (int i = shared; i < messages.size(); i++) {
+            String text = "assistant".equals(messages.get(i).path("role").asText()) ? "" : text(messages.get(i).path("content"));
             if (!text.isEmpty()) {
                 out.append(out.isEmpty() ? "" : "\n").append(text);
             }

@@ -141,6 +141,20 @@ class RecordingChatTest {
     }
 
     @Test
+    void aProgramThatDropsAnAnswerItCouldNotParseStartsANewContextAndItsComplaintIsTheObservation() {
+        // mini-swe-agent keeps no answer without a tool call, only its format error
+        var policy = new Scripted("no command here", "ls");
+        var chat = new RecordingChat(qwen3, tok, Map.of(), policy);
+        chat.complete(messages("system", "S", "user", "fix it"), null, SAMPLING);
+        var retry = messages("system", "S", "user", "fix it", "user", "Format error: no tool call found.");
+        assertFalse(chat.complete(retry, null, SAMPLING).continued());
+        assertArrayEquals(tok.encode(qwen3.render(retry, null, true, Map.of())), policy.prompts.get(1), "rendered afresh, as the program sent it");
+        var turns = chat.turns().turns();
+        assertTrue(turns.get(1).newContext());
+        assertEquals("Format error: no tool call found.", turns.get(0).observation());
+    }
+
+    @Test
     void anAnswerSentBackChangedIsNotAContinuation() {
         var policy = new Scripted("ls ", "done");
         var chat = new RecordingChat(qwen3, tok, Map.of(), policy);
