@@ -59,12 +59,9 @@ public final class PythonEnvironments {
     /**
      * A built environment: its folder (mounted at the same path), the interpreter it copies, and the
      * version the project reports when its build reads it from git tags (setuptools-scm), which a
-     * task's workspace does not have (null: leave it to the build).
-     */
-    /**
-     * An environment ready: {@code workspaceSteps} edit each workspace before anything else;
-     * {@code install} (null: none) installs the project from its workspace, as the spec's
-     * {@code install} does in SWE-bench's images.
+     * task's workspace does not have (null: leave it to the build); {@code workspaceSteps} edit each
+     * workspace before anything else; {@code install} (null: none) installs the project from its
+     * workspace, as the spec's {@code install} does in SWE-bench's images.
      */
     public record Built(Path home, Interpreter interpreter, String projectVersion, List<String> workspaceSteps, String install) {
         public Built {

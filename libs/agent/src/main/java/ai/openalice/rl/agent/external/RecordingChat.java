@@ -110,12 +110,14 @@ public final class RecordingChat {
      * nothing is recorded.
      */
     public synchronized Answer complete(ArrayNode messages, JsonNode tools, Sampling sampling) {
+        if (!calls.isEmpty()) { // what the program sent after the last answer, even if this call is refused
+            observations.set(observations.size() - 1, observation(messages));
+        }
         if (calls.size() >= budget.maxCalls()) {
             spent = Spent.CALLS;
             throw new BudgetSpent(CONTEXT_PHRASE + "reached for this episode: its " + budget.maxCalls() + " calls are spent");
         }
         long since = (System.nanoTime() - lastAnsweredAt) / 1_000_000;
-        String observation = calls.isEmpty() ? null : observation(messages);
         int[] prompt;
         boolean continued = continues(messages);
         if (continued) {
@@ -145,9 +147,6 @@ public final class RecordingChat {
             throw e;
         }
         long policyMs = (System.nanoTime() - t0) / 1_000_000;
-        if (observation != null) {
-            observations.set(observations.size() - 1, observation);
-        }
         calls.add(new RecordedCalls.Call(prompt, c.tokens(), c.logprobs(), c.policyVersion(), policyMs, since));
         observations.add("");
         lastMessages = messages.deepCopy();

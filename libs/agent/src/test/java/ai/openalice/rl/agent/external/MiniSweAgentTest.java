@@ -112,6 +112,7 @@ class MiniSweAgentTest {
         }
         assertEquals(Termination.MAX_STEPS, e.termination(), String.valueOf(e.error()));
         assertEquals(1, e.trajectory().turns().size());
+        assertFalse(e.trajectory().turns().get(0).observation().isBlank(), "what it sent with the refused call: its command's output");
         assertTrue(e.patch().contains("+2"), "the workspace as the program left it is the patch: " + e.patch());
     }
 }
