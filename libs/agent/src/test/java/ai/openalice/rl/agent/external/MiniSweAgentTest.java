@@ -8,19 +8,10 @@ import ai.openalice.rl.agent.loop.Episode;
 import ai.openalice.rl.agent.loop.LoopConfig;
 import ai.openalice.rl.events.Termination;
 import ai.openalice.rl.events.Turn;
-import ai.openalice.rl.harness.PythonEnvironments;
-import ai.openalice.rl.sandbox.Sandbox;
-import ai.openalice.rl.sandbox.SandboxSpec;
-import ai.openalice.rl.sandbox.WorkspaceSource;
-import ai.openalice.rl.sandbox.local.LocalSandboxConfig;
-import ai.openalice.rl.sandbox.local.LocalSandboxProvider;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,40 +26,26 @@ import org.junit.jupiter.api.io.TempDir;
 class MiniSweAgentTest {
     /** The release checked here. */
     static final String MINI_SWE_AGENT = "mini-swe-agent==2.4.6";
-    static LocalSandboxProvider provider;
-    static AgentEndpoint endpoint;
-    static ProgramEpisode.Setup setup;
-    static Path environment;
-
-    @BeforeAll
-    static void setUp(@TempDir Path model) throws Exception {
-        RecordingChatTest.setUp(model);
-        var spec = new ObjectMapper().createObjectNode().put("version", "3.11");
-        spec.putArray("pip_packages").add(MINI_SWE_AGENT);
-        Path empty = Files.createTempDirectory("alice-rl-empty");
-        environment = new PythonEnvironments(PythonEnvironments.defaultCache(), PythonEnvironments.defaultRoots())
-                .ensure(spec, new WorkspaceSource.Dir(empty), null).home();
-        provider = new LocalSandboxProvider(LocalSandboxConfig.defaults()
-                .withRoot(Path.of("/tmp", "alice-rl-test-mini-" + UUID.randomUUID().toString().substring(0, 8))));
-        endpoint = AgentEndpoint.start();
-        setup = new ProgramEpisode.Setup(endpoint, Files.createTempDirectory("alice-rl-programs-"), RecordingChatTest.qwen3, RecordingChatTest.tok,
-                Map.of(), "policy");
-    }
-
-    @AfterAll
-    static void tearDown() {
-        if (endpoint != null) {
-            endpoint.close();
-        }
-        if (provider != null) {
-            provider.close();
-        }
-    }
+    static ProgramFixture programs;
+    static ProgramEpisode.Program mini;
 
     /** mini-swe-agent's command line, headless: no confirmations, no cost limit (the model has no price), its files in /tmp. */
     static final String COMMAND = "MSWEA_CONFIGURED=true MSWEA_SILENT_STARTUP=1 MSWEA_COST_TRACKING=ignore_errors MSWEA_GLOBAL_CONFIG_DIR=/tmp/mini"
             + " LITELLM_LOCAL_MODEL_COST_MAP=True \"$ALICE_RL_AGENT_ENV/bin/mini\" --yolo --exit-immediately --cost-limit 0"
             + " --model \"openai/$ALICE_RL_MODEL\" --task \"$(cat \"$ALICE_RL_PROBLEM\")\" --output /tmp/mini/trajectory.json < /dev/null";
+
+    @BeforeAll
+    static void setUp(@TempDir Path model) throws Exception {
+        mini = new ProgramEpisode.Program(COMMAND, ProgramFixture.environment("3.11", List.of(MINI_SWE_AGENT)));
+        programs = ProgramFixture.start(model, "mini");
+    }
+
+    @AfterAll
+    static void tearDown() {
+        if (programs != null) {
+            programs.close();
+        }
+    }
 
     @Test
     void miniSweAgentAsItShipsPlaysAnEpisodeThroughTheEndpoint(@TempDir Path workspace) throws Exception {
@@ -76,22 +53,17 @@ class MiniSweAgentTest {
         var policy = new RecordingChatTest.Scripted(
                 "I will write the note.\n<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"echo fixed > notes.txt\"}}\n</tool_call>",
                 "<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\"}}\n</tool_call>");
-        Episode e;
-        try (var episode = ProgramEpisode.open(setup, new ProgramEpisode.Program(COMMAND, environment), "write a note", policy,
-                LoopConfig.defaults(10, 8192).withTimeout(Duration.ofMinutes(3)));
-                Sandbox s = provider.create(episode.spec(SandboxSpec.of(new WorkspaceSource.Dir(workspace))))) {
-            e = episode.run(s);
-        }
+        Episode e = programs.play(mini, "write a note", policy, LoopConfig.defaults(10, 8192).withTimeout(Duration.ofMinutes(3)), workspace);
         assertEquals(Termination.SUBMITTED, e.termination(), String.valueOf(e.error()));
         assertTrue(e.patch().contains("+++ b/notes.txt") && e.patch().contains("+fixed"), e.patch());
         List<Turn> turns = e.trajectory().turns();
         assertEquals(2, turns.size());
         assertFalse(turns.get(1).newContext(), "mini-swe-agent sends its history back as it got it: one context");
         assertEquals("echo fixed > notes.txt", turns.get(0).action().args().get("command").asText(), "the command it was asked to run");
-        String added = RecordingChatTest.tok.decode(turns.get(1).promptDeltaTokenIds().stream().mapToInt(Integer::intValue).toArray());
+        String added = ProgramFixture.text(turns.get(1).promptDeltaTokenIds());
         assertTrue(added.startsWith("\n<|im_start|>user\n<tool_response>\n") && added.endsWith("</tool_response><|im_end|>\n<|im_start|>assistant\n"),
                 added);
-        String opening = RecordingChatTest.tok.decode(turns.get(0).promptDeltaTokenIds().stream().mapToInt(Integer::intValue).toArray());
+        String opening = ProgramFixture.text(turns.get(0).promptDeltaTokenIds());
         assertTrue(opening.contains("write a note") && opening.contains("\"name\": \"bash\""), "the task and mini-swe-agent's bash tool: " + opening);
         assertFalse(turns.get(0).observation().isBlank(), "what mini-swe-agent told the model its command printed");
         assertTrue(added.contains(turns.get(0).observation()), turns.get(0).observation());
@@ -102,14 +74,9 @@ class MiniSweAgentTest {
         Files.writeString(workspace.resolve("a.py"), "print(1)\n");
         var policy = new RecordingChatTest.Scripted(
                 "<tool_call>\n{\"name\": \"bash\", \"arguments\": {\"command\": \"echo 2 > a.py\"}}\n</tool_call>");
-        Episode e;
         // one call allowed: the second is refused with OpenAI's context-overflow words, which litellm does not retry;
         // a retried refusal would keep mini-swe-agent going until the time limit (a timeout, not max_steps)
-        try (var episode = ProgramEpisode.open(setup, new ProgramEpisode.Program(COMMAND, environment), "change a.py", policy,
-                LoopConfig.defaults(1, 8192).withTimeout(Duration.ofSeconds(90)));
-                Sandbox s = provider.create(episode.spec(SandboxSpec.of(new WorkspaceSource.Dir(workspace))))) {
-            e = episode.run(s);
-        }
+        Episode e = programs.play(mini, "change a.py", policy, LoopConfig.defaults(1, 8192).withTimeout(Duration.ofSeconds(90)), workspace);
         assertEquals(Termination.MAX_STEPS, e.termination(), String.valueOf(e.error()));
         assertEquals(1, e.trajectory().turns().size());
         assertFalse(e.trajectory().turns().get(0).observation().isBlank(), "what it sent with the refused call: its command's output");
