@@ -43,7 +43,7 @@ class AgentProgramLoopIT {
     void anAgentProgramsCallsAreRecordedAndTrainedOn() throws Exception {
         String suffix = ".e2eap" + UUID.randomUUID().toString().substring(0, 8);
         Path model = HfLoopIT.tinyQwen3(Path.of("target", "e2e-model" + suffix).toAbsolutePath());
-        try (var s = loop(suffix, model, List.of("-Drunner.agent-program.command=" + PROGRAM))) {
+        try (var s = loop(suffix, model, 4096, List.of("-Drunner.agent-program.command=" + PROGRAM))) {
             LoopIT.publish(suite(suffix), suffix, 4);
             var v1 = LoopIT.awaitCheckpoint(suffix, 1, Duration.ofMinutes(8));
             assertEquals(1, v1.step());
@@ -81,8 +81,8 @@ class AgentProgramLoopIT {
         String command = "MSWEA_CONFIGURED=true MSWEA_SILENT_STARTUP=1 MSWEA_COST_TRACKING=ignore_errors MSWEA_GLOBAL_CONFIG_DIR=/tmp/mini"
                 + " LITELLM_LOCAL_MODEL_COST_MAP=True \"$ALICE_RL_AGENT_ENV/bin/mini\" --yolo --exit-immediately --cost-limit 0"
                 + " --model \"openai/$ALICE_RL_MODEL\" --task \"$(cat \"$ALICE_RL_PROBLEM\")\" --output /tmp/mini/trajectory.json < /dev/null";
-        try (var s = loop(suffix, model, List.of("-Drunner.agent-program.command=" + command,
-                "-Drunner.agent-program.pip-packages=" + MINI_SWE_AGENT, "-Drunner.max-context-tokens=12288"))) {
+        try (var s = loop(suffix, model, 12288, List.of("-Drunner.agent-program.command=" + command,
+                "-Drunner.agent-program.pip-packages=" + MINI_SWE_AGENT))) {
             LoopIT.publish(suite(suffix), suffix, 3);
             var v1 = LoopIT.awaitCheckpoint(suffix, 1, Duration.ofMinutes(10));
             assertEquals(1, v1.step());
@@ -114,8 +114,11 @@ class AgentProgramLoopIT {
         return suite;
     }
 
-    /** The whole loop on a tiny random Qwen3 served by inference, LoRA in the trainer, the runner playing episodes with {@code runner}'s program. */
-    private static Supervisor loop(String suffix, Path model, List<String> runner) throws Exception {
+    /**
+     * The whole loop on a tiny random Qwen3 served by inference, LoRA in the trainer, the runner playing episodes with {@code runner}'s
+     * program within {@code context} tokens.
+     */
+    private static Supervisor loop(String suffix, Path model, int context, List<String> runner) throws Exception {
         LoopIT.resetSchemas();
         Path artifacts = Path.of("target", "e2e-artifacts" + suffix).toAbsolutePath();
         var s = LoopIT.services(suffix);
@@ -129,7 +132,7 @@ class AgentProgramLoopIT {
             s.start("verifier", List.of("-Dverifier.sandbox-root=/tmp/alice-rl-e2eap-verifier"));
             var args = new ArrayList<>(List.of("-Drunner.policy=http", "-Drunner.model-dir=" + model, "-Drunner.id=e2eap-runner",
                     "-Drunner.sandbox-root=/tmp/alice-rl-e2eap-runner", "-Drunner.artifact-dir=" + artifacts.resolve("trajectories"),
-                    "-Drunner.max-context-tokens=4096", "-Drunner.inference-url=" + s.uri("inference", "")));
+                    "-Drunner.max-context-tokens=" + context, "-Drunner.inference-url=" + s.uri("inference", "")));
             args.addAll(runner);
             s.start("sandbox-runner", args);
             s.start("task-dispatcher", List.of("-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4", "-Ddispatcher.pace.groups-per-version=0",

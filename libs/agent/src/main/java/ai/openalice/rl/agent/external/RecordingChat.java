@@ -110,8 +110,9 @@ public final class RecordingChat {
      * nothing is recorded.
      */
     public synchronized Answer complete(ArrayNode messages, JsonNode tools, Sampling sampling) {
+        int shared = calls.isEmpty() ? 0 : shared(messages);
         if (!calls.isEmpty()) { // what the program sent after the last answer, even if this call is refused
-            observations.set(observations.size() - 1, observation(messages));
+            observations.set(observations.size() - 1, observation(messages, shared));
         }
         if (calls.size() >= budget.maxCalls()) {
             spent = Spent.CALLS;
@@ -119,7 +120,8 @@ public final class RecordingChat {
         }
         long since = (System.nanoTime() - lastAnsweredAt) / 1_000_000;
         int[] prompt;
-        boolean continued = continues(messages);
+        // the previous call's messages unchanged, then its answer as given, then at least one more message
+        boolean continued = !calls.isEmpty() && shared == lastMessages.size() + 1 && messages.size() > shared;
         if (continued) {
             String after = afterLastAnswer(messages, tools);
             int[] added = tokenizer.encode(after);
@@ -192,12 +194,10 @@ public final class RecordingChat {
     }
 
     /**
-     * What the program got back after its last answer, as it told the model: the text of the
-     * messages after what this call shares with the last one (its messages, then the answer as
-     * given), one to a line, assistant messages left out. A program that dropped the answer (mini-swe-agent
-     * keeps no answer it could not parse, only its format error) still shows what it sent after it.
+     * How many of {@code messages} the last call also sent: its messages, unchanged, then (when all
+     * of those are) its answer as given.
      */
-    private String observation(ArrayNode messages) {
+    private int shared(ArrayNode messages) {
         int shared = 0;
         while (shared < lastMessages.size() && shared < messages.size() && lastMessages.get(shared).equals(messages.get(shared))) {
             shared++;
@@ -205,6 +205,16 @@ public final class RecordingChat {
         if (shared == lastMessages.size() && shared < messages.size() && sameAnswer(messages.get(shared), lastAnswerMessage)) {
             shared++;
         }
+        return shared;
+    }
+
+    /**
+     * What the program got back after its last answer, as it told the model: the text of the
+     * messages after the {@code shared} ones, one to a line, assistant messages left out. A program
+     * that dropped the answer (mini-swe-agent keeps no answer it could not parse, only its format
+     * error) still shows what it sent after it.
+     */
+    private static String observation(ArrayNode messages, int shared) {
         var out = new StringBuilder();
         for (int i = shared; i < messages.size(); i++) {
             String text = "assistant".equals(messages.get(i).path("role").asText()) ? "" : text(messages.get(i).path("content"));
@@ -240,19 +250,6 @@ public final class RecordingChat {
         }
         Matcher m = FENCED.matcher(answer.path("content").asText(""));
         return m.find() ? new Action("bash", JSON.createObjectNode().put("command", m.group(1)), null) : null;
-    }
-
-    /** The previous call's messages unchanged, then its answer as given, then at least one more message. */
-    private boolean continues(ArrayNode messages) {
-        if (lastMessages == null || messages.size() <= lastMessages.size() + 1) {
-            return false;
-        }
-        for (int i = 0; i < lastMessages.size(); i++) {
-            if (!lastMessages.get(i).equals(messages.get(i))) {
-                return false;
-            }
-        }
-        return sameAnswer(messages.get(lastMessages.size()), lastAnswerMessage);
     }
 
     /**
