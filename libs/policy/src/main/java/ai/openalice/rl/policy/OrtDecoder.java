@@ -30,6 +30,15 @@ public final class OrtDecoder implements AutoCloseable {
 
     private final PrefixCache prefixes;
 
+    /**
+     * The logits a prefill may bring back at once: 2^24 floats (64 MiB; ONNX Runtime's Java copy
+     * doubles it). A longer prompt is fed in chunks, each extending the cache, so that a 6,000-token
+     * prompt of a 49,152-token vocabulary is not 1.2 GB of logits of which only the last row is used.
+     */
+    static final long PREFILL_LOGITS_FLOATS = 1L << 24;
+
+    private int prefillChunk;
+
     public OrtDecoder(Path onnx, GptConfig config, int intraOpThreads) {
         this(onnx, config, intraOpThreads, false, DEFAULT_PREFIX_CACHE_BYTES);
     }
@@ -47,6 +56,7 @@ public final class OrtDecoder implements AutoCloseable {
     public OrtDecoder(Path onnx, CacheLayout config, int intraOpThreads, boolean cuda, long prefixCacheBytes) {
         this.config = config;
         this.prefixes = new PrefixCache(prefixCacheBytes, config.bytesPerPosition());
+        this.prefillChunk = (int) Math.max(1, Math.min(Integer.MAX_VALUE, PREFILL_LOGITS_FLOATS / Math.max(1, config.vocabSize())));
         try {
             var opts = new OrtSession.SessionOptions();
             opts.setIntraOpNumThreads(intraOpThreads);
@@ -84,14 +94,30 @@ public final class OrtDecoder implements AutoCloseable {
         return extend(seq, Arrays.copyOfRange(prompt, from, prompt.length));
     }
 
-    /** Feeds {@code tokens} after what {@code seq} holds (its cache in Java arrays); returns the logits after the last. */
+    /**
+     * Feeds {@code tokens} after what {@code seq} holds (its cache in Java arrays), in chunks of at
+     * most {@link #prefillChunk} positions; returns the logits after the last.
+     */
     float[] extend(KvSequence seq, int[] tokens) {
-        int p = seq.length;
-        long[][] ids = {toLong(tokens)};
-        long[][] pos = {range(p, p + tokens.length)};
-        long[][] mask = {ones(p + tokens.length)};
-        float[][][] logits = run(List.of(seq), ids, pos, mask, p);
-        return logits[0][tokens.length - 1];
+        float[] last = null;
+        int from = 0;
+        do {
+            int to = Math.min(tokens.length, from + prefillChunk);
+            int p = seq.length;
+            long[][] ids = {toLong(Arrays.copyOfRange(tokens, from, to))};
+            long[][] pos = {range(p, p + to - from)};
+            long[][] mask = {ones(p + to - from)};
+            float[][][] logits = run(List.of(seq), ids, pos, mask, p);
+            last = logits[0][to - from - 1];
+            from = to;
+        } while (from < tokens.length);
+        return last;
+    }
+
+    /** Feeds prompts in chunks of {@code positions} (tests; the default follows {@link #PREFILL_LOGITS_FLOATS}). */
+    OrtDecoder withPrefillChunk(int positions) {
+        this.prefillChunk = positions;
+        return this;
     }
 
     /** The logits after every position of {@code tokens}, in one pass with no cache kept: [n][vocab]. */

@@ -1,6 +1,7 @@
 package ai.openalice.rl.policy;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import ai.openalice.rl.model.hf.HfConfig;
 import ai.openalice.rl.model.hf.ReferenceLm;
@@ -66,6 +67,24 @@ class HfOnnxDecoderTest {
                     assertArrayEquals(expected(ref, b), logSoftmax(next[1]), 1e-4, json + ": step " + step + " of the left-padded one");
                 }
             }
+        }
+    }
+
+    /** A prompt fed in chunks (as a long one is, to bound the logits brought back) decodes as the reference computes it. */
+    @Test
+    void aPromptFedInChunksGivesTheReferencesLogProbabilities() throws Exception {
+        HfConfig c = HfConfig.of(TinyModels.config("qwen3"), "qwen3");
+        var weights = TinyModels.randomWeights(c, 8);
+        var ref = new ReferenceLm(c, weights);
+        Path onnx = dir.resolve("chunks.onnx");
+        HfOnnxExport.export(c, weights, onnx, "test", Long.MAX_VALUE);
+        try (var decoder = new OrtDecoder(onnx, CacheLayout.of(c), 1, false, 0).withPrefillChunk(3)) {
+            int[] prompt = {1, 5, 3, 9, 0, 7, 2, 2, 4, 10, 6}; // 11 positions: chunks of 3, 3, 3 and 2
+            KvSequence[] seq = new KvSequence[1];
+            assertArrayEquals(expected(ref, prompt), logSoftmax(decoder.prefill(prompt, seq)), 1e-4, "the last chunk's last row");
+            assertEquals(prompt.length, seq[0].length, "every chunk went into the cache");
+            float[][] next = decoder.step(List.of(seq[0]), new int[] {8});
+            assertArrayEquals(expected(ref, append(prompt, 8)), logSoftmax(next[0]), 1e-4, "a step after the chunks reads the whole cache");
         }
     }
 }

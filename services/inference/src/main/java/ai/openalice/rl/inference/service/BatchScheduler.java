@@ -133,7 +133,8 @@ public class BatchScheduler {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | OutOfMemoryError e) {
+                // the loop lives on: a request too big for the heap fails (its memory freed with it), the service keeps serving
                 LOG.errorf(e, "batch step failed; failing its %d request(s)", activeCount.get());
                 for (Group g : groups.values()) {
                     g.actives.forEach(a -> fail(a.job, e));
@@ -167,7 +168,8 @@ public class BatchScheduler {
                 g.changed = true;
                 activeCount.incrementAndGet();
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | OutOfMemoryError e) {
+            LOG.errorf(e, "prefill of a %d-token prompt failed", job.prompt().length);
             fail(job, e);
         }
     }
@@ -224,7 +226,7 @@ public class BatchScheduler {
         }
     }
 
-    private void fail(Job job, Exception e) {
+    private void fail(Job job, Throwable e) {
         try {
             job.result().completeExceptionally(e);
         } finally {
