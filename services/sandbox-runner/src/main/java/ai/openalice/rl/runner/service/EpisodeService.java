@@ -44,6 +44,7 @@ import ai.openalice.rl.servicekit.auth.ClientToken;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.Startup;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -66,7 +67,11 @@ import org.jboss.logging.Logger;
  * loop with the episode's policy, and publishes rollouts.completed exactly once per rollout id
  * (the lease's state and the event in one transaction). A sandbox or policy failure is an
  * {@code infra_error} episode, published so that the dispatcher retries it — never a reward of 0.
+ * Made at start-up: settings it cannot work with (a model folder whose template and tokenizer
+ * disagree, an agent program it cannot run) stop the start with the reason, rather than a runner
+ * that reports ready and fails every rollout.
  */
+@Startup
 @ApplicationScoped
 public class EpisodeService {
     private static final Logger LOG = Logger.getLogger(EpisodeService.class);
