@@ -51,9 +51,11 @@ import java.util.function.Supplier;
 final class AgentProgramBench {
     private static final ObjectMapper JSON = new ObjectMapper();
     static final String MINI_SWE_AGENT = "mini-swe-agent==2.4.6";
-    static final String MINI = "MSWEA_CONFIGURED=true MSWEA_SILENT_STARTUP=1 MSWEA_COST_TRACKING=ignore_errors MSWEA_GLOBAL_CONFIG_DIR=/tmp/mini"
-            + " LITELLM_LOCAL_MODEL_COST_MAP=True \"$ALICE_RL_AGENT_ENV/bin/mini\" --yolo --exit-immediately --cost-limit 0"
-            + " --model \"openai/$ALICE_RL_MODEL\" --task \"$(cat \"$ALICE_RL_PROBLEM\")\" --output /tmp/mini/trajectory.json < /dev/null";
+    /** mini-swe-agent as it ships, headless (examples/agent-programs/mini_swe_agent.sh; the benches run from the repository), in {@code env}. */
+    static ProgramEpisode.Program mini(Path env) {
+        return new ProgramEpisode.Program("sh \"$ALICE_RL_AGENT_FILES/mini_swe_agent.sh\"", env,
+                Path.of("examples", "agent-programs").toAbsolutePath());
+    }
 
     /** A client of our own: {@code CALLS} calls, each sending the history back with a tool result; each call's milliseconds to /tmp/took.json. */
     static final String CLIENT = """
@@ -134,7 +136,7 @@ final class AgentProgramBench {
 
             var miniAnswers = new ArrayList<>(answers);
             miniAnswers.add(format.render("bash", JSON.createObjectNode().put("command", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT")));
-            var mini = new ProgramEpisode.Program(MINI, env);
+            var mini = mini(env);
             int[] extended = new int[2];
             long[] programMs = new long[3]; // until the first call, between calls, calls between
             double miniRate = perMinute(episodes, () -> {

@@ -81,7 +81,7 @@ final class SweBenchProgram {
                 TestEnvironment env = TestEnvironment.of(null, null, null, null).withPython(envs.ensure(t.pythonToolchain().orElseThrow(), source, t.version()));
                 long t0 = System.nanoTime();
                 Episode e;
-                try (var episode = ProgramEpisode.open(setup, new ProgramEpisode.Program(AgentProgramBench.MINI, mini), t.problemStatement(),
+                try (var episode = ProgramEpisode.open(setup, AgentProgramBench.mini(mini), t.problemStatement(),
                         new AgentProgramBench.Scripted(answers, tok, end), LoopConfig.defaults(10, 65536).withTimeout(Duration.ofMinutes(10)));
                         Sandbox s = provider.create(episode.spec(env.applyTo(SandboxSpec.of(source))))) {
                     String editsFailed = env.commitWorkspaceEdits(s);

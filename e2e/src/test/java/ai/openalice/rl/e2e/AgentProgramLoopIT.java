@@ -1,5 +1,6 @@
 package ai.openalice.rl.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -78,11 +79,8 @@ class AgentProgramLoopIT {
         String suffix = ".e2emini" + UUID.randomUUID().toString().substring(0, 8);
         // mini-swe-agent's first prompt (its instructions and bash tool) is about 5,000 bytes, a token a byte here
         Path model = HfLoopIT.tinyQwen3(Path.of("target", "e2e-model" + suffix).toAbsolutePath(), 16384);
-        String command = "MSWEA_CONFIGURED=true MSWEA_SILENT_STARTUP=1 MSWEA_COST_TRACKING=ignore_errors MSWEA_GLOBAL_CONFIG_DIR=/tmp/mini"
-                + " LITELLM_LOCAL_MODEL_COST_MAP=True \"$ALICE_RL_AGENT_ENV/bin/mini\" --yolo --exit-immediately --cost-limit 0"
-                + " --model \"openai/$ALICE_RL_MODEL\" --task \"$(cat \"$ALICE_RL_PROBLEM\")\" --output /tmp/mini/trajectory.json < /dev/null";
-        try (var s = loop(suffix, model, 12288, List.of("-Drunner.agent-program.command=" + command,
-                "-Drunner.agent-program.pip-packages=" + MINI_SWE_AGENT))) {
+        try (var s = loop(suffix, model, 12288, List.of("-Drunner.agent-program.command=sh \"$ALICE_RL_AGENT_FILES/mini_swe_agent.sh\"",
+                "-Drunner.agent-program.pip-packages=" + MINI_SWE_AGENT, "-Drunner.agent-program.files=" + PROGRAMS))) {
             LoopIT.publish(suite(suffix), suffix, 3);
             var v1 = LoopIT.awaitCheckpoint(suffix, 1, Duration.ofMinutes(10));
             assertEquals(1, v1.step());
@@ -104,6 +102,47 @@ class AgentProgramLoopIT {
             assertTrue(trainer.get("samples.trained").asLong() >= 2, trainer.toString());
         }
     }
+
+    /**
+     * OpenHands' software agent SDK as it ships (examples/agent-programs/openhands_sdk.py: its
+     * terminal and file editor, no condenser), built by the runner from PyPI on Python 3.12, plays the
+     * episodes. Its first prompt (system prompt and four tools) is about 26,000 bytes, so the tiny
+     * random Qwen3 reads SmolLM2's BPE tokens here; it answers text, never a tool call, and OpenHands
+     * takes a text answer as the end of its run (it waits for the user). The prompt the endpoint
+     * recorded is the rendered prompt's own tokenisation, token for token.
+     */
+    @Test
+    void openHandsAsItShipsPlaysTheEpisodesThroughTheWholeLoop() throws Exception {
+        String suffix = ".e2eoh" + UUID.randomUUID().toString().substring(0, 8);
+        Path model = HfLoopIT.tinyQwen3OverSmolLm2Tokens(Path.of("target", "e2e-model" + suffix).toAbsolutePath(), 16384);
+        String command = "\"$ALICE_RL_AGENT_ENV/bin/python\" \"$ALICE_RL_AGENT_FILES/openhands_sdk.py\" < /dev/null";
+        try (var s = loop(suffix, model, 12288, List.of("-Drunner.agent-program.command=" + command,
+                "-Drunner.agent-program.pip-packages=" + String.join(",", OPENHANDS), "-Drunner.agent-program.python=3.12",
+                "-Drunner.agent-program.files=" + PROGRAMS))) {
+            LoopIT.publish(suite(suffix), suffix, 3);
+            var v1 = LoopIT.awaitCheckpoint(suffix, 1, Duration.ofMinutes(10));
+            assertEquals(1, v1.step());
+
+            Trajectory t = HfLoopIT.sampledEpisode(suffix, Duration.ofMinutes(2));
+            try (var tok = HuggingFaceTokenizer.forModel(model)) {
+                int[] prompt = ids(t.turns().get(0).promptDeltaTokenIds());
+                String opening = tok.decode(prompt);
+                assertTrue(opening.startsWith("<|im_start|>system\n") && opening.contains("You are OpenHands agent"), opening);
+                assertTrue(opening.contains("\"name\": \"terminal\"") && opening.contains("\"name\": \"file_editor\""),
+                        "OpenHands' tools, rendered by the template: " + opening);
+                assertTrue(opening.length() > 3 * prompt.length, "BPE tokens, several bytes each: " + opening.length() + " / " + prompt.length);
+                assertArrayEquals(tok.encode(opening), prompt, "the tokens the policy read are the rendered prompt's own tokenisation");
+            }
+            var trainer = EventCodec.mapper().readTree(s.get("trainer", "/status"));
+            assertTrue(trainer.get("samples.trained").asLong() >= 2, trainer.toString());
+        }
+    }
+
+    /** The release checked here (as OpenHandsTest's): the SDK and its tools, pinned together. */
+    static final List<String> OPENHANDS = List.of("openhands-sdk==1.58.2", "openhands-tools==1.58.2");
+
+    /** The project's scripts for agent programs, as a user's {@code runner.agent-program.files}. */
+    static final Path PROGRAMS = Path.of("..", "examples", "agent-programs").toAbsolutePath().normalize();
 
     /** The release checked here (as MiniSweAgentTest's). */
     static final String MINI_SWE_AGENT = "mini-swe-agent==2.4.6";

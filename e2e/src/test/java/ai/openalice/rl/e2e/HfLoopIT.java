@@ -15,12 +15,14 @@ import ai.openalice.rl.model.hf.DType;
 import ai.openalice.rl.model.hf.HfConfig;
 import ai.openalice.rl.model.hf.TinyModels;
 import ai.openalice.rl.model.tokenizer.HuggingFaceTokenizer;
+import ai.openalice.rl.testkit.PythonReference;
 import ai.openalice.rl.testkit.TestStack;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -42,15 +44,31 @@ class HfLoopIT {
 
     /** A tiny random Qwen3 over a byte-level tokenizer (a token a byte), with Qwen3's chat template, for contexts up to {@code maxPositions}. */
     static Path tinyQwen3(Path dir, int maxPositions) throws Exception {
-        var json = TinyModels.config("qwen3").put("vocab_size", 259).put("max_position_embeddings", maxPositions).put("eos_token_id", 258);
-        TinyModels.write(dir, json, TinyModels.randomWeights(HfConfig.of(json, "qwen3"), 3), DType.F32, 1);
+        tinyQwen3(dir, maxPositions, 259, 258, 256);
         TinyModels.JSON.writeValue(dir.resolve("tokenizer.json").toFile(),
                 TinyModels.byteLevelTokenizer(List.of("<|endoftext|>", "<|im_start|>", "<|im_end|>")));
-        Files.writeString(dir.resolve("generation_config.json"), "{\"eos_token_id\": [258, 256]}");
+        return dir;
+    }
+
+    /**
+     * A tiny random Qwen3 over SmolLM2's BPE tokenizer (49,152 tokens, about four bytes a token in
+     * English; ChatML's {@code <|im_end|>} is 2 and {@code <|endoftext|>} 0), for a program whose first
+     * prompt is too long for a token a byte.
+     */
+    static Path tinyQwen3OverSmolLm2Tokens(Path dir, int maxPositions) throws Exception {
+        tinyQwen3(dir, maxPositions, 49152, 2, 0);
+        Files.copy(PythonReference.smolLm2().resolve("tokenizer.json"), dir.resolve("tokenizer.json"), StandardCopyOption.REPLACE_EXISTING);
+        return dir;
+    }
+
+    /** The model's files but its tokenizer (a placeholder the caller replaces). */
+    private static void tinyQwen3(Path dir, int maxPositions, int vocab, int imEnd, int endOfText) throws Exception {
+        var json = TinyModels.config("qwen3").put("vocab_size", vocab).put("max_position_embeddings", maxPositions).put("eos_token_id", imEnd);
+        TinyModels.write(dir, json, TinyModels.randomWeights(HfConfig.of(json, "qwen3"), 3), DType.F32, 1);
+        Files.writeString(dir.resolve("generation_config.json"), "{\"eos_token_id\": [" + imEnd + ", " + endOfText + "]}");
         String template = Files.readString(Path.of("..", "libs", "model-core", "src", "test", "resources", "chat-templates", "qwen3.jinja"));
         TinyModels.JSON.writeValue(dir.resolve("tokenizer_config.json").toFile(),
                 TinyModels.JSON.createObjectNode().put("chat_template", template).put("eos_token", "<|im_end|>"));
-        return dir;
     }
 
     @Test

@@ -29,14 +29,12 @@ class MiniSweAgentTest {
     static ProgramFixture programs;
     static ProgramEpisode.Program mini;
 
-    /** mini-swe-agent's command line, headless: no confirmations, no cost limit (the model has no price), its files in /tmp. */
-    static final String COMMAND = "MSWEA_CONFIGURED=true MSWEA_SILENT_STARTUP=1 MSWEA_COST_TRACKING=ignore_errors MSWEA_GLOBAL_CONFIG_DIR=/tmp/mini"
-            + " LITELLM_LOCAL_MODEL_COST_MAP=True \"$ALICE_RL_AGENT_ENV/bin/mini\" --yolo --exit-immediately --cost-limit 0"
-            + " --model \"openai/$ALICE_RL_MODEL\" --task \"$(cat \"$ALICE_RL_PROBLEM\")\" --output /tmp/mini/trajectory.json < /dev/null";
+    /** mini-swe-agent's command line, headless (examples/agent-programs/mini_swe_agent.sh: no confirmations, no cost limit, its files in /tmp). */
+    static final String COMMAND = "sh \"$ALICE_RL_AGENT_FILES/mini_swe_agent.sh\"";
 
     @BeforeAll
     static void setUp(@TempDir Path model) throws Exception {
-        mini = new ProgramEpisode.Program(COMMAND, ProgramFixture.environment("3.11", List.of(MINI_SWE_AGENT)));
+        mini = new ProgramEpisode.Program(COMMAND, ProgramFixture.environment("3.11", List.of(MINI_SWE_AGENT)), ProgramFixture.PROGRAMS);
         programs = ProgramFixture.start(model, "mini");
     }
 

@@ -33,8 +33,7 @@ class OpenHandsTest {
 
     @BeforeAll
     static void setUp(@TempDir Path model) throws Exception {
-        program = new ProgramEpisode.Program(COMMAND, ProgramFixture.environment("3.12", OPENHANDS),
-                Path.of("..", "..", "examples", "agent-programs").toAbsolutePath().normalize());
+        program = new ProgramEpisode.Program(COMMAND, ProgramFixture.environment("3.12", OPENHANDS), ProgramFixture.PROGRAMS);
         programs = ProgramFixture.start(model, "openhands");
     }
 

@@ -22,6 +22,9 @@ import java.util.UUID;
  * environment built from PyPI (cached between runs).
  */
 final class ProgramFixture implements AutoCloseable {
+    /** The project's scripts for agent programs (examples/agent-programs), as a runner's {@code runner.agent-program.files}. */
+    static final Path PROGRAMS = Path.of("..", "..", "examples", "agent-programs").toAbsolutePath().normalize();
+
     final LocalSandboxProvider provider;
     final AgentEndpoint endpoint;
     final ProgramEpisode.Setup setup;
