@@ -3,7 +3,7 @@ daemon. The archive follows the OCI image layout (oci-layout, index.json, blobs/
 image's name is the index's org.opencontainers.image.ref.name annotation and containerd's
 io.containerd.image.name.
 
-    python3 oci_image.py ROOTFS NAME OUT.tar [--entrypoint JSON] [--cmd JSON] [--env K=V ...] [--workdir DIR]
+    python3 oci_image.py ROOTFS NAME OUT.tar [--entrypoint JSON] [--cmd JSON] [--env K=V ...] [--workdir DIR] [--user UID]
 
 Written here rather than taken from a tool because the only tools that build images from a folder
 (buildah, docker import) need a daemon or a registry-less setup of their own; the format is small.
@@ -54,6 +54,7 @@ def main() -> None:
     p.add_argument("--cmd", type=json.loads, default=None)
     p.add_argument("--env", action="append", default=[])
     p.add_argument("--workdir", default="/")
+    p.add_argument("--user", default="")
     a = p.parse_args()
 
     gz, diff_id = layer(a.rootfs)
@@ -61,7 +62,7 @@ def main() -> None:
         "architecture": "amd64",
         "os": "linux",
         "config": {"Env": a.env or ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],
-                   "Entrypoint": a.entrypoint, "Cmd": a.cmd, "WorkingDir": a.workdir},
+                   "Entrypoint": a.entrypoint, "Cmd": a.cmd, "WorkingDir": a.workdir, "User": a.user},
         "rootfs": {"type": "layers", "diff_ids": [diff_id]},
         "history": [{"created_by": "dev/cluster/oci_image.py " + os.path.basename(a.rootfs)}],
     }

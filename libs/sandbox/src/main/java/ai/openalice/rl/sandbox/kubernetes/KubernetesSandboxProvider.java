@@ -15,8 +15,10 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.KubernetesClientTimeoutException;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -164,11 +166,25 @@ public final class KubernetesSandboxProvider implements SandboxProvider {
         return "phase " + p.getStatus().getPhase() + (waiting.isEmpty() ? "" : ", " + String.join("; ", waiting));
     }
 
-    /** Streams the template tree into the pod's workspace: {@code tar -c} here, {@code tar -x} there. */
+    /**
+     * Streams the template tree into the pod's workspace: {@code tar -c} here, {@code tar -x} there.
+     * The archive holds the tree's entries, not the tree's own folder: the workspace folder in the
+     * pod belongs to root (an emptyDir), and a tar that set its mode as the sandbox's user would fail.
+     */
     private void upload(String pod, Path tree) {
         Process tar;
         try {
-            tar = new ProcessBuilder("tar", "-c", "-C", tree.toString(), ".").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            var command = new ArrayList<>(List.of("tar", "-c", "-C", tree.toString()));
+            try (var entries = Files.list(tree)) {
+                var names = entries.map(e -> e.getFileName().toString()).sorted().toList();
+                if (names.isEmpty()) {
+                    command.addAll(List.of("-T", "/dev/null"));
+                } else {
+                    command.add("--");
+                    command.addAll(names);
+                }
+            }
+            tar = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         } catch (IOException e) {
             throw new SandboxException(SandboxException.Reason.IO, "cannot run tar: " + e.getMessage(), e);
         }

@@ -1,0 +1,109 @@
+package ai.openalice.rl.sandbox.kubernetes;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.openalice.rl.sandbox.ExecResult;
+import ai.openalice.rl.sandbox.Sandbox;
+import ai.openalice.rl.sandbox.SandboxException;
+import ai.openalice.rl.sandbox.SandboxSpec;
+import ai.openalice.rl.sandbox.WorkspaceSource;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Kubernetes back end against a real cluster ({@code dev/stack cluster up}, its kubeconfig in
+ * {@code -Dalice.kubeconfig}, the sandbox image {@code -Dalice.sandbox-image} imported): real pods,
+ * the real exec stream, a real pod deleted. Without the property it is skipped until the cluster
+ * suite runs in CI (issue 58). Not here yet: a memory limit exceeded — on this machine's cgroup v1
+ * the kernel kills the command's process (exit 137, the cgroup's oom_kill count up), not the
+ * container, so the pod is never OOMKilled and the back end reports the exit status.
+ */
+@EnabledIfSystemProperty(named = "alice.kubeconfig", matches = ".+")
+class KubernetesClusterTest {
+    static final String NS = "alice-sandboxes-" + UUID.randomUUID().toString().substring(0, 8);
+    static KubernetesClient client;
+
+    @TempDir
+    Path tmp;
+
+    @BeforeAll
+    static void connect() throws Exception {
+        client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(Path.of(System.getProperty("alice.kubeconfig")))))
+                .build();
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build()).create();
+    }
+
+    @AfterAll
+    static void disconnect() {
+        if (client != null) {
+            client.namespaces().withName(NS).delete();
+            client.close();
+        }
+    }
+
+    private static KubernetesSandboxConfig config(String runner) {
+        var d = KubernetesSandboxConfig.defaults(NS, runner);
+        return new KubernetesSandboxConfig(NS, System.getProperty("alice.sandbox-image"), d.workdir(), runner, 0, Duration.ofMinutes(1),
+                d.activeDeadline(), "500m");
+    }
+
+    @Test
+    void aPodStartsTheWorkspaceGoesInCommandsRunAndCloseDeletesIt() throws Exception {
+        Path ws = Files.createDirectories(tmp.resolve("ws"));
+        Files.writeString(ws.resolve("calc.py"), "print(1 + 1)\n");
+        try (var provider = new KubernetesSandboxProvider(client, config("real-a"), tmp.resolve("templates"))) {
+            String pod;
+            try (Sandbox s = provider.create(SandboxSpec.of(new WorkspaceSource.Dir(ws)))) {
+                ExecResult r = s.exec("python3 calc.py && pwd && id -u", Duration.ofSeconds(30));
+                assertEquals(0, r.exitCode(), r.toString());
+                assertEquals("2\n/workspace\n1000\n", r.stdout());
+                assertEquals(0, s.exec("echo kept > /tmp/note && echo edited >> calc.py", Duration.ofSeconds(30)).exitCode());
+                assertEquals("kept\n2\n", s.exec("cat /tmp/note; grep -c . calc.py", Duration.ofSeconds(30)).stdout(),
+                        "what a command leaves, the next one sees");
+                ExecResult failed = s.exec("echo out; echo err >&2; exit 3", Duration.ofSeconds(30));
+                assertEquals(3, failed.exitCode());
+                assertEquals("out\n", failed.stdout());
+                assertEquals("err\n", failed.stderr());
+                pod = client.pods().inNamespace(NS).withLabel(SandboxLabels.OWNER, "real-a").list().getItems().getFirst().getMetadata().getName();
+            }
+            client.pods().inNamespace(NS).withName(pod).waitUntilCondition(p -> p == null, 60, TimeUnit.SECONDS);
+            assertNull(client.pods().inNamespace(NS).withName(pod).get(), "close deletes the pod");
+        }
+    }
+
+    @Test
+    void aCommandPastItsTimeIsStoppedAndTheShellGoesOn() throws Exception {
+        try (var provider = new KubernetesSandboxProvider(client, config("real-b"), tmp.resolve("templates"));
+                Sandbox s = provider.create(SandboxSpec.of(new WorkspaceSource.Empty()))) {
+            ExecResult slow = s.exec("echo started; sleep 30", Duration.ofSeconds(2));
+            assertTrue(slow.timedOut(), slow.toString());
+            assertEquals("after\n", s.exec("echo after", Duration.ofSeconds(30)).stdout());
+        }
+    }
+
+    @Test
+    void aPodDeletedUnderTheEpisodeIsSandboxDied() throws Exception {
+        try (var provider = new KubernetesSandboxProvider(client, config("real-d"), tmp.resolve("templates"));
+                Sandbox s = provider.create(SandboxSpec.of(new WorkspaceSource.Empty()))) {
+            assertEquals("up\n", s.exec("echo up", Duration.ofSeconds(30)).stdout());
+            client.pods().inNamespace(NS).withLabel(SandboxLabels.OWNER, "real-d").withGracePeriod(0).delete();
+            var e = assertThrows(SandboxException.class, () -> s.exec("sleep 5; echo still", Duration.ofSeconds(30)));
+            assertEquals(SandboxException.Reason.SANDBOX_DIED, e.reason(), e.getMessage());
+        }
+    }
+}
