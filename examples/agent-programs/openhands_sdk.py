@@ -9,7 +9,8 @@ The SDK is used as it ships; only its settings are chosen here:
   out of what the model is shown;
 - nothing sent that the endpoint would ignore (reasoning effort, prompt-cache keys), the model's
   price table read locally, the SDK's state in a temporary folder (the sandbox's home is read-only).
-Exit 0 when the agent called finish, 1 otherwise.
+Exit 0 when the conversation finished (the agent called finish, or answered with text: OpenHands
+then waits for the user, which ends a headless run), 1 otherwise.
 """
 import os
 import sys
