@@ -30,6 +30,8 @@ final class KubernetesSandbox implements Sandbox {
     static final int ESCAPE = 91;
     static final int MISSING = 92;
     static final int DIRECTORY = 93;
+    /** The exit status of a command ended by SIGKILL (128 + 9). */
+    static final int KILLED = 137;
 
     private final KubernetesClient client;
     private final String namespace;
@@ -43,6 +45,8 @@ final class KubernetesSandbox implements Sandbox {
     private final ReentrantLock execLock = new ReentrantLock();
     private volatile Supervisor shell;
     private volatile Supplier<String> tokens;
+    /** The container's memory cgroup's oom_kill count when last read (a pod starts at 0). */
+    private long oomKills;
 
     KubernetesSandbox(KubernetesClient client, String namespace, String pod, String id, String workdir, String baseCommit, int outputCap) {
         this.client = client;
@@ -95,6 +99,10 @@ final class KubernetesSandbox implements Sandbox {
                     return ended(channel, o, took);
                 }
             }
+            if (!o.timedOut() && o.exit() == KILLED && overMemory()) {
+                throw new SandboxException(SandboxException.Reason.LIMIT_EXCEEDED, "pod " + pod + ": the kernel killed the command at the"
+                        + " sandbox's memory limit (its cgroup's oom_kill count rose to " + oomKills + ")");
+            }
             return new ExecResult(o.timedOut() ? -1 : o.exit(), o.out().text(), o.err().text(), o.out().truncated(), o.err().truncated(),
                     o.timedOut(), took);
         } catch (InterruptedException e) {
@@ -103,6 +111,26 @@ final class KubernetesSandbox implements Sandbox {
             throw new SandboxException(SandboxException.Reason.SANDBOX_DIED, "interrupted while running a command in pod " + pod, e);
         } finally {
             execLock.unlock();
+        }
+    }
+
+    /**
+     * Whether the container's memory cgroup killed a process since the last look: where the kernel
+     * kills only the process that went over (cgroup v1, or v2 without memory.oom.group) the pod is
+     * never OOMKilled, and the command's SIGKILL is all there is to see. The count is read from
+     * cgroup v2's memory.events or v1's memory.oom_control, both with an {@code oom_kill} line; a
+     * pod that shows neither is taken at its exit status.
+     */
+    private boolean overMemory() {
+        try {
+            var o = exec.run("cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null; true", null, 4096, FILE_OP);
+            long seen = o.out().text().lines().filter(l -> l.startsWith("oom_kill ")).mapToLong(l -> Long.parseLong(l.substring(9).strip()))
+                    .max().orElse(0);
+            boolean rose = seen > oomKills;
+            oomKills = Math.max(oomKills, seen);
+            return rose;
+        } catch (SandboxException | NumberFormatException e) {
+            return false;
         }
     }
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.openalice.rl.sandbox.ExecResult;
 import ai.openalice.rl.sandbox.Sandbox;
 import ai.openalice.rl.sandbox.SandboxException;
+import ai.openalice.rl.sandbox.SandboxLimits;
 import ai.openalice.rl.sandbox.SandboxSpec;
 import ai.openalice.rl.sandbox.WorkspaceSource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -28,10 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The Kubernetes back end against a real cluster ({@code dev/stack cluster up}, its kubeconfig in
  * {@code -Dalice.kubeconfig}, the sandbox image {@code -Dalice.sandbox-image} imported): real pods,
- * the real exec stream, a real pod deleted. Without the property it is skipped until the cluster
- * suite runs in CI (issue 58). Not here yet: a memory limit exceeded — on this machine's cgroup v1
- * the kernel kills the command's process (exit 137, the cgroup's oom_kill count up), not the
- * container, so the pod is never OOMKilled and the back end reports the exit status.
+ * the real exec stream, a real kubelet's memory limit, a real pod deleted. Without the property it
+ * is skipped until the cluster suite runs in CI (issue 58).
  */
 @EnabledIfSystemProperty(named = "alice.kubeconfig", matches = ".+")
 class KubernetesClusterTest {
@@ -93,6 +92,25 @@ class KubernetesClusterTest {
             ExecResult slow = s.exec("echo started; sleep 30", Duration.ofSeconds(2));
             assertTrue(slow.timedOut(), slow.toString());
             assertEquals("after\n", s.exec("echo after", Duration.ofSeconds(30)).stdout());
+        }
+    }
+
+    /**
+     * On this machine's cgroup v1 the kernel kills the process that went over, not the container:
+     * the pod is never OOMKilled, and only the cgroup's oom_kill count tells a memory limit from a
+     * plain SIGKILL.
+     */
+    @Test
+    void memoryPastTheLimitIsLimitExceededAndAPlainKillIsNot() throws Exception {
+        var d = SandboxLimits.defaults();
+        var limits = new SandboxLimits(d.cpuSeconds(), d.addressSpaceBytes(), 64 * SandboxLimits.MiB, d.fileSizeBytes(), d.workspaceBytes(),
+                d.openFiles(), d.processes(), d.outputBytes());
+        try (var provider = new KubernetesSandboxProvider(client, config("real-c"), tmp.resolve("templates"));
+                Sandbox s = provider.create(SandboxSpec.of(new WorkspaceSource.Empty()).withLimits(limits))) {
+            assertEquals(137, s.exec("sh -c 'kill -9 $$'", Duration.ofSeconds(30)).exitCode(), "a SIGKILL of its own is the command's exit status");
+            var e = assertThrows(SandboxException.class,
+                    () -> s.exec("python3 -c 'x = bytearray(512 * 1024 * 1024); print(len(x))'", Duration.ofSeconds(60)));
+            assertEquals(SandboxException.Reason.LIMIT_EXCEEDED, e.reason(), e.getMessage());
         }
     }
 
