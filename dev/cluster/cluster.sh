@@ -176,14 +176,14 @@ EOF
 cmd_up() {
   need_root "dev/stack cluster up"
   for t in kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl helm pause.tar debian.tar; do
-    [ -e "$BIN/$t" ] || cmd_build
+    [ -e "$BIN/$t" ] || { cmd_build; break; }
   done
   if [ -f "$RUN/kube-apiserver.pid" ] && kill -0 "$(cat "$RUN/kube-apiserver.pid")" 2>/dev/null; then
     echo "export KUBECONFIG=$KUBECONFIG"
     return
   fi
   command -v etcd >/dev/null && command -v containerd >/dev/null && [ -x /usr/lib/cni/bridge ] ||
-    die "etcd, containerd, runc or the CNI plugins are missing: dev/stack install --cluster"
+    die "etcd, containerd, runc or the CNI plugins are missing: run this as dev/stack cluster up, which installs them"
   rm -rf "$RUN"
   mkdir -p "$RUN/logs"
   make_pki
