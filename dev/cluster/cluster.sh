@@ -4,7 +4,8 @@
 #
 #   build   Kubernetes v1.37.2 (apiserver, controller-manager, scheduler, kubelet, kubectl) and
 #           Helm v3.21.4 from the Go module proxy, the pause image from Kubernetes' pause.c, the
-#           Debian base image (debootstrap minbase; alice-rl.local/debian:bookworm)
+#           Debian base image (debootstrap minbase; alice-rl.local/debian:bookworm) and the sandbox
+#           pods' image (alice-rl.local/sandbox:bookworm, as deploy/docker/Dockerfile.sandbox)
 #           (once per machine: about 8 minutes here on 2 cores; kept in $ALICE_CLUSTER_HOME/bin)
 #   up      start containerd, etcd and the control plane, register the node, wait until it is
 #           Ready; prints the KUBECONFIG= to use
@@ -27,6 +28,7 @@ K8S_VERSION=v1.37.2
 HELM_VERSION=v3.21.4
 PAUSE_IMAGE=alice-rl.local/pause:3.10
 BASE_IMAGE=alice-rl.local/debian:bookworm
+SANDBOX_IMAGE=alice-rl.local/sandbox:bookworm
 DEBIAN_MIRROR=${ALICE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 HOME_DIR=${ALICE_CLUSTER_HOME:-$HOME/.cache/alice-rl/cluster}
 BIN=$HOME_DIR/bin
@@ -78,6 +80,18 @@ cmd_build() {
       die "debootstrap failed; see $HOME_DIR/debootstrap.log"
     rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
     python3 "$here/oci_image.py" "$rootfs" "$BASE_IMAGE" "$BIN/debian.tar" --cmd '["/bin/bash"]'
+    rm -rf "$rootfs"
+  fi
+  if [ ! -f "$BIN/sandbox.tar" ]; then # the sandbox pods' image: deploy/docker/Dockerfile.sandbox's packages and user, by debootstrap
+    local rootfs=$HOME_DIR/sandbox-rootfs
+    echo "dev/cluster: making the sandbox image (debootstrap minbase bookworm with git, python3, pytest)"
+    rm -rf "$rootfs"
+    debootstrap --variant=minbase --include=git,python3,python3-pytest,patch,ca-certificates bookworm "$rootfs" "$DEBIAN_MIRROR" \
+      >"$HOME_DIR/debootstrap.log" 2>&1 || die "debootstrap failed; see $HOME_DIR/debootstrap.log"
+    chroot "$rootfs" useradd --uid 1000 --create-home sandbox
+    install -d -o 1000 -g 1000 "$rootfs/workspace"
+    rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+    python3 "$here/oci_image.py" "$rootfs" "$SANDBOX_IMAGE" "$BIN/sandbox.tar" --cmd '["sleep", "infinity"]' --workdir /workspace --user 1000
     rm -rf "$rootfs"
   fi
 }
@@ -175,7 +189,7 @@ EOF
 
 cmd_up() {
   need_root "dev/stack cluster up"
-  for t in kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl helm pause.tar debian.tar; do
+  for t in kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl helm pause.tar debian.tar sandbox.tar; do
     [ -e "$BIN/$t" ] || { cmd_build; break; }
   done
   if [ -f "$RUN/kube-apiserver.pid" ] && kill -0 "$(cat "$RUN/kube-apiserver.pid")" 2>/dev/null; then
@@ -193,7 +207,7 @@ cmd_up() {
 
   daemon containerd containerd --config "$RUN/containerd/config.toml"
   wait_for containerd 30 ctr --address "$SOCK" version
-  cmd_import "$BIN/pause.tar" "$BIN/debian.tar"
+  cmd_import "$BIN/pause.tar" "$BIN/debian.tar" "$BIN/sandbox.tar"
   daemon etcd etcd --data-dir "$RUN/etcd" --listen-client-urls http://127.0.0.1:2379 \
     --advertise-client-urls http://127.0.0.1:2379 --listen-peer-urls http://127.0.0.1:2380
   daemon kube-apiserver "$BIN/kube-apiserver" --etcd-servers=http://127.0.0.1:2379 \

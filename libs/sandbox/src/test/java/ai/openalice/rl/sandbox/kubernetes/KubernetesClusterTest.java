@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The Kubernetes back end against a real cluster ({@code dev/stack cluster up}, its kubeconfig in
- * {@code -Dalice.kubeconfig}, the sandbox image {@code -Dalice.sandbox-image} imported): real pods,
+ * {@code -Dalice.kubeconfig}; the sandbox image the cluster's build made, or {@code -Dalice.sandbox-image}): real pods,
  * the real exec stream, a real kubelet's memory limit, a real pod deleted. Without the property it
  * is skipped until the cluster suite runs in CI (issue 58).
  */
@@ -57,7 +57,7 @@ class KubernetesClusterTest {
 
     private static KubernetesSandboxConfig config(String runner) {
         var d = KubernetesSandboxConfig.defaults(NS, runner);
-        return new KubernetesSandboxConfig(NS, System.getProperty("alice.sandbox-image"), d.workdir(), runner, 0, Duration.ofMinutes(1),
+        return new KubernetesSandboxConfig(NS, System.getProperty("alice.sandbox-image", "alice-rl.local/sandbox:bookworm"), d.workdir(), runner, 0, Duration.ofMinutes(1),
                 d.activeDeadline(), "500m");
     }
 
