@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.cli.suite.TinySwe;
+import ai.openalice.rl.cli.train.Supervisor;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RolloutCompleted;
 import ai.openalice.rl.events.Topic;
@@ -15,6 +16,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -38,23 +40,7 @@ class TinkerLoopIT {
         Path suite = Path.of("target", "e2e-suite" + suffix).toAbsolutePath();
         TinySwe.generate(suite, 2, 1, 11);
         Path artifacts = Path.of("target", "e2e-artifacts" + suffix).toAbsolutePath();
-        try (var s = LoopIT.services(suffix)) {
-            s.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest"));
-            s.start("trainer", List.of("-Dtrainer.artifact-dir=" + artifacts.resolve("checkpoints"), "-Dtrainer.batch-groups=1",
-                    "-Dtrainer.learner=tinker", "-Dtrainer.optim.clip-norm=0", "-Dtrainer.tinker.url=" + engine, "-Dtrainer.tinker.base-model=" + RealTinker.baseModel(),
-                    "-Dtrainer.init-model=" + model, "-Dtrainer.lora.rank=4", "-Dtrainer.poll=PT0.5S", "-Dtrainer.loss.compact-filter=false",
-                    // a random model never solves a task and its rewards may all be equal: keep the group (zero advantage) for the plumbing
-                    "-Dtrainer.dynamic-sampling=none"));
-            s.start("rubric-prm", List.of());
-            s.start("verifier", List.of("-Dverifier.sandbox-root=/tmp/alice-rl-e2etk-verifier"));
-            s.start("sandbox-runner", List.of("-Drunner.policy=tinker", "-Drunner.tinker.url=" + engine,
-                    "-Drunner.tinker.base-model=" + RealTinker.baseModel(), "-Drunner.model-dir=" + model, "-Drunner.tool-call-format=json",
-                    "-Drunner.system-prompt=full", "-Drunner.id=e2etk-runner", "-Drunner.sandbox-root=/tmp/alice-rl-e2etk-runner",
-                    "-Drunner.artifact-dir=" + artifacts.resolve("trajectories"), "-Drunner.max-context-tokens=3072"));
-            s.start("task-dispatcher", List.of("-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4", "-Ddispatcher.pace.groups-per-version=0",
-                    "-Ddispatcher.compact-filter=false", "-Ddispatcher.sampling.max-tokens-per-turn=64"));
-            s.awaitReady(Duration.ofMinutes(3));
-
+        try (var s = loop(suffix, engine, model, artifacts, List.of("-Drunner.tool-call-format=json", "-Drunner.system-prompt=full"))) {
             LoopIT.publish(suite, suffix, 2);
             var v1 = LoopIT.awaitCheckpoint(suffix, 1, Duration.ofMinutes(8));
             assertEquals(1, v1.step());
@@ -80,6 +66,63 @@ class TinkerLoopIT {
             assertTrue(next.turns().stream().allMatch(t -> t.policyVersion() >= 1 && !t.completionTokenIds().isEmpty()
                     && t.completionTokenIds().stream().allMatch(id -> id >= 0 && id < 272)), "v1's tokens of the model's vocabulary, every turn");
             LoopIT.awaitServed(s, 1);
+        }
+    }
+
+    /**
+     * An agent program (AgentProgramLoopIT's client of our own) samples from the Tinker engine
+     * through the runner's endpoint ({@code runner.policy=tinker}): its calls are recorded with the
+     * engine's tokens and log-probabilities and the version that drew them, and the engine trains
+     * on them.
+     */
+    @Test
+    void anAgentProgramsCallsAreSampledOnTheTinkerEngineAndTrainedThere() throws Exception {
+        String suffix = ".e2etkap" + UUID.randomUUID().toString().substring(0, 8);
+        URI engine = RealTinker.qwen3Tiny();
+        Path model = PythonReference.qwen3Tiny();
+        LoopIT.resetSchemas();
+        Path suite = Path.of("target", "e2e-suite" + suffix).toAbsolutePath();
+        TinySwe.generate(suite, 2, 1, 11);
+        Path artifacts = Path.of("target", "e2e-artifacts" + suffix).toAbsolutePath();
+        try (var s = loop(suffix, engine, model, artifacts, List.of("-Drunner.agent-program.command=" + AgentProgramLoopIT.PROGRAM))) {
+            LoopIT.publish(suite, suffix, 4);
+            var v1 = LoopIT.awaitCheckpoint(suffix, 1, Duration.ofMinutes(8));
+            assertEquals(1, v1.step());
+            Trajectory t = HfLoopIT.sampledEpisode(suffix, Duration.ofMinutes(2));
+            assertEquals(2, t.turns().size(), "the program's two calls are the episode's turns");
+            assertFalse(t.turns().get(1).newContext(), "it sent its history back as it got it: one context");
+            assertTrue(t.turns().stream().allMatch(turn -> turn.policyVersion() == 0 && !turn.completionTokenIds().isEmpty()
+                    && turn.completionTokenIds().size() == turn.logprobs().size()), "the engine's tokens and log-probabilities, at v0");
+            var trainer = EventCodec.mapper().readTree(s.get("trainer", "/status"));
+            assertTrue(trainer.get("samples.trained").asLong() >= 2, trainer.toString());
+        }
+    }
+
+    /** The loop with the engine as learner and sampler; {@code runner} adds the runner's settings. */
+    private static Supervisor loop(String suffix, URI engine, Path model, Path artifacts, List<String> runner) throws Exception {
+        var s = LoopIT.services(suffix);
+        try {
+            s.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest"));
+            s.start("trainer", List.of("-Dtrainer.artifact-dir=" + artifacts.resolve("checkpoints"), "-Dtrainer.batch-groups=1",
+                    "-Dtrainer.learner=tinker", "-Dtrainer.optim.clip-norm=0", "-Dtrainer.tinker.url=" + engine, "-Dtrainer.tinker.base-model=" + RealTinker.baseModel(),
+                    "-Dtrainer.init-model=" + model, "-Dtrainer.lora.rank=4", "-Dtrainer.poll=PT0.5S", "-Dtrainer.loss.compact-filter=false",
+                    // a random model never solves a task and its rewards may all be equal: keep the group (zero advantage) for the plumbing
+                    "-Dtrainer.dynamic-sampling=none"));
+            s.start("rubric-prm", List.of());
+            s.start("verifier", List.of("-Dverifier.sandbox-root=/tmp/alice-rl-e2etk-verifier"));
+            var args = new ArrayList<>(List.of("-Drunner.policy=tinker", "-Drunner.tinker.url=" + engine,
+                    "-Drunner.tinker.base-model=" + RealTinker.baseModel(), "-Drunner.model-dir=" + model, "-Drunner.id=e2etk-runner",
+                    "-Drunner.sandbox-root=/tmp/alice-rl-e2etk-runner", "-Drunner.artifact-dir=" + artifacts.resolve("trajectories"),
+                    "-Drunner.max-context-tokens=3072"));
+            args.addAll(runner);
+            s.start("sandbox-runner", args);
+            s.start("task-dispatcher", List.of("-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4", "-Ddispatcher.pace.groups-per-version=0",
+                    "-Ddispatcher.compact-filter=false", "-Ddispatcher.sampling.max-tokens-per-turn=64"));
+            s.awaitReady(Duration.ofMinutes(3));
+            return s;
+        } catch (Exception | Error e) {
+            s.close();
+            throw e;
         }
     }
 }
