@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.openalice.rl.cli.suite.TinySwe;
 import ai.openalice.rl.cli.train.Supervisor;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.Trajectory;
@@ -45,7 +44,7 @@ class AgentProgramLoopIT {
         String suffix = ".e2eap" + UUID.randomUUID().toString().substring(0, 8);
         Path model = HfLoopIT.tinyQwen3(Path.of("target", "e2e-model" + suffix).toAbsolutePath());
         try (var s = loop(suffix, model, 4096, List.of("-Drunner.agent-program.command=" + PROGRAM))) {
-            LoopIT.publish(suite(suffix), suffix, 4);
+            LoopIT.publish(HfLoopIT.suite(suffix), suffix, 4);
             var v1 = LoopIT.awaitCheckpoint(suffix, 1, Duration.ofMinutes(8));
             assertEquals(1, v1.step());
 
@@ -81,7 +80,7 @@ class AgentProgramLoopIT {
         Path model = HfLoopIT.tinyQwen3(Path.of("target", "e2e-model" + suffix).toAbsolutePath(), 16384);
         try (var s = loop(suffix, model, 12288, List.of("-Drunner.agent-program.command=sh \"$ALICE_RL_AGENT_FILES/mini_swe_agent.sh\"",
                 "-Drunner.agent-program.pip-packages=" + MINI_SWE_AGENT, "-Drunner.agent-program.files=" + PROGRAMS))) {
-            LoopIT.publish(suite(suffix), suffix, 3);
+            LoopIT.publish(HfLoopIT.suite(suffix), suffix, 3);
             var v1 = LoopIT.awaitCheckpoint(suffix, 1, Duration.ofMinutes(10));
             assertEquals(1, v1.step());
 
@@ -119,7 +118,7 @@ class AgentProgramLoopIT {
         try (var s = loop(suffix, model, 12288, List.of("-Drunner.agent-program.command=" + command,
                 "-Drunner.agent-program.pip-packages=" + String.join(",", OPENHANDS), "-Drunner.agent-program.python=3.12",
                 "-Drunner.agent-program.files=" + PROGRAMS))) {
-            LoopIT.publish(suite(suffix), suffix, 3);
+            LoopIT.publish(HfLoopIT.suite(suffix), suffix, 3);
             var v1 = LoopIT.awaitCheckpoint(suffix, 1, Duration.ofMinutes(10));
             assertEquals(1, v1.step());
 
@@ -147,41 +146,14 @@ class AgentProgramLoopIT {
     /** The release checked here (as MiniSweAgentTest's). */
     static final String MINI_SWE_AGENT = "mini-swe-agent==2.4.6";
 
-    private static Path suite(String suffix) throws Exception {
-        Path suite = Path.of("target", "e2e-suite" + suffix).toAbsolutePath();
-        TinySwe.generate(suite, 2, 1, 11);
-        return suite;
-    }
-
-    /**
-     * The whole loop on a tiny random Qwen3 served by inference, LoRA in the trainer, the runner playing episodes with {@code runner}'s
-     * program within {@code context} tokens.
-     */
+    /** The whole loop (HfLoopIT's) with a new LoRA adapter, the runner sampling through inference within {@code context} tokens. */
     private static Supervisor loop(String suffix, Path model, int context, List<String> runner) throws Exception {
-        LoopIT.resetSchemas();
-        Path artifacts = Path.of("target", "e2e-artifacts" + suffix).toAbsolutePath();
-        var s = LoopIT.services(suffix);
-        try {
-            s.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest"));
-            s.start("trainer", List.of("-Dtrainer.artifact-dir=" + artifacts.resolve("checkpoints"), "-Dtrainer.batch-groups=1",
-                    "-Dtrainer.init-model=" + model, "-Dtrainer.lora.rank=2", "-Dtrainer.lora.targets=q_proj,v_proj",
-                    "-Dtrainer.optim.micro-batch=1", "-Dtrainer.poll=PT0.5S", "-Dtrainer.loss.compact-filter=false",
-                    "-Dtrainer.dynamic-sampling=none"));
-            s.start("rubric-prm", List.of());
-            s.start("verifier", List.of("-Dverifier.sandbox-root=/tmp/alice-rl-e2eap-verifier"));
-            var args = new ArrayList<>(List.of("-Drunner.policy=http", "-Drunner.model-dir=" + model, "-Drunner.id=e2eap-runner",
-                    "-Drunner.sandbox-root=/tmp/alice-rl-e2eap-runner", "-Drunner.artifact-dir=" + artifacts.resolve("trajectories"),
-                    "-Drunner.max-context-tokens=" + context, "-Drunner.inference-url=" + s.uri("inference", "")));
+        return HfLoopIT.loop(suffix, "e2eap", model, HfLoopIT.LORA, services -> {
+            var args = new ArrayList<>(List.of("-Drunner.policy=http", "-Drunner.max-context-tokens=" + context,
+                    "-Drunner.inference-url=" + services.uri("inference", "")));
             args.addAll(runner);
-            s.start("sandbox-runner", args);
-            s.start("task-dispatcher", List.of("-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4", "-Ddispatcher.pace.groups-per-version=0",
-                    "-Ddispatcher.compact-filter=false", "-Ddispatcher.sampling.max-tokens-per-turn=64"));
-            s.awaitReady(Duration.ofMinutes(3));
-            return s;
-        } catch (Exception | Error e) {
-            s.close();
-            throw e;
-        }
+            return args;
+        });
     }
 
     private static int[] ids(List<Integer> ids) {

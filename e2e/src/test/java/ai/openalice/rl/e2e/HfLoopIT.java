@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.openalice.rl.cli.suite.TinySwe;
+import ai.openalice.rl.cli.train.Supervisor;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RolloutCompleted;
 import ai.openalice.rl.events.Topic;
@@ -24,8 +25,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -73,29 +76,10 @@ class HfLoopIT {
 
     @Test
     void aTinyQwen3IsSampledTrainedThroughLoraAndServedAgain() throws Exception {
-        LoopIT.resetSchemas();
-        Path suite = Path.of("target", "e2e-suite" + suffix).toAbsolutePath();
-        TinySwe.generate(suite, 2, 1, 11);
-        Path artifacts = Path.of("target", "e2e-artifacts" + suffix).toAbsolutePath();
         Path model = tinyQwen3(Path.of("target", "e2e-model" + suffix).toAbsolutePath());
-        try (var s = LoopIT.services(suffix)) {
-            s.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest"));
-            s.start("trainer", List.of("-Dtrainer.artifact-dir=" + artifacts.resolve("checkpoints"), "-Dtrainer.batch-groups=1",
-                    "-Dtrainer.init-model=" + model, "-Dtrainer.lora.rank=2", "-Dtrainer.lora.targets=q_proj,v_proj",
-                    "-Dtrainer.optim.micro-batch=1", "-Dtrainer.poll=PT0.5S", "-Dtrainer.loss.compact-filter=false",
-                    // a random model never solves a task and its rewards may all be equal: keep the group (zero advantage) for the plumbing
-                    "-Dtrainer.dynamic-sampling=none"));
-            s.start("rubric-prm", List.of());
-            s.start("verifier", List.of("-Dverifier.sandbox-root=/tmp/alice-rl-e2ehf-verifier"));
-            s.start("sandbox-runner", List.of("-Drunner.policy=http", "-Drunner.model-dir=" + model, "-Drunner.tool-call-format=json",
-                    "-Drunner.system-prompt=full", "-Drunner.id=e2ehf-runner", "-Drunner.sandbox-root=/tmp/alice-rl-e2ehf-runner",
-                    "-Drunner.artifact-dir=" + artifacts.resolve("trajectories"), "-Drunner.max-context-tokens=3072",
-                    "-Drunner.inference-url=" + s.uri("inference", "")));
-            s.start("task-dispatcher", List.of("-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4", "-Ddispatcher.pace.groups-per-version=0",
-                    "-Ddispatcher.compact-filter=false", "-Ddispatcher.sampling.max-tokens-per-turn=64"));
-            s.awaitReady(Duration.ofMinutes(3));
-
-            LoopIT.publish(suite, suffix, 2);
+        try (var s = loop(suffix, "e2ehf", model, LORA, services -> List.of("-Drunner.policy=http", "-Drunner.tool-call-format=json",
+                "-Drunner.system-prompt=full", "-Drunner.max-context-tokens=3072", "-Drunner.inference-url=" + services.uri("inference", "")))) {
+            LoopIT.publish(suite(suffix), suffix, 2);
             var v1 = LoopIT.awaitCheckpoint(suffix, 1, Duration.ofMinutes(8));
             assertEquals(1, v1.step());
             Path dir = Path.of(URI.create(v1.onnx().uri())).getParent();
@@ -117,6 +101,51 @@ class HfLoopIT {
             }
             var trainer = EventCodec.mapper().readTree(s.get("trainer", "/status"));
             assertTrue(trainer.get("samples.trained").asLong() >= 2, trainer.toString());
+        }
+    }
+
+    /** A new LoRA adapter of rank 2 on q_proj and v_proj, trained in process a sequence at a time. */
+    static final List<String> LORA = List.of("-Dtrainer.lora.rank=2", "-Dtrainer.lora.targets=q_proj,v_proj", "-Dtrainer.optim.micro-batch=1");
+
+    /** The tiny-swe suite the loop tests publish (2 tasks and 1 held out, seed 11), for {@code suffix}'s run. */
+    static Path suite(String suffix) throws Exception {
+        Path suite = Path.of("target", "e2e-suite" + suffix).toAbsolutePath();
+        TinySwe.generate(suite, 2, 1, 11);
+        return suite;
+    }
+
+    /**
+     * The whole loop on {@code model} (a HuggingFace-family folder), ready: inference, the trainer
+     * learning from it with {@code learner}'s settings, rubric-prm, the verifier, the runner with the
+     * settings {@code runner} gives once the services before it run (inference's address among them),
+     * the dispatcher in groups of 2 at 64 tokens a turn; {@code name} tags the sandboxes and the runner.
+     */
+    static Supervisor loop(String suffix, String name, Path model, List<String> learner, Function<Supervisor, List<String>> runner)
+            throws Exception {
+        LoopIT.resetSchemas();
+        Path artifacts = Path.of("target", "e2e-artifacts" + suffix).toAbsolutePath();
+        var s = LoopIT.services(suffix);
+        try {
+            s.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest"));
+            var trainer = new ArrayList<>(List.of("-Dtrainer.artifact-dir=" + artifacts.resolve("checkpoints"), "-Dtrainer.batch-groups=1",
+                    "-Dtrainer.init-model=" + model, "-Dtrainer.poll=PT0.5S", "-Dtrainer.loss.compact-filter=false",
+                    // a random model never solves a task and its rewards may all be equal: keep the group (zero advantage) for the plumbing
+                    "-Dtrainer.dynamic-sampling=none"));
+            trainer.addAll(learner);
+            s.start("trainer", trainer);
+            s.start("rubric-prm", List.of());
+            s.start("verifier", List.of("-Dverifier.sandbox-root=/tmp/alice-rl-" + name + "-verifier"));
+            var args = new ArrayList<>(List.of("-Drunner.model-dir=" + model, "-Drunner.id=" + name + "-runner",
+                    "-Drunner.sandbox-root=/tmp/alice-rl-" + name + "-runner", "-Drunner.artifact-dir=" + artifacts.resolve("trajectories")));
+            args.addAll(runner.apply(s));
+            s.start("sandbox-runner", args);
+            s.start("task-dispatcher", List.of("-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4", "-Ddispatcher.pace.groups-per-version=0",
+                    "-Ddispatcher.compact-filter=false", "-Ddispatcher.sampling.max-tokens-per-turn=64"));
+            s.awaitReady(Duration.ofMinutes(3));
+            return s;
+        } catch (Exception | Error e) {
+            s.close();
+            throw e;
         }
     }
 

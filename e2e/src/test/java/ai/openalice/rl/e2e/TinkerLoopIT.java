@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.openalice.rl.cli.suite.TinySwe;
 import ai.openalice.rl.cli.train.Supervisor;
 import ai.openalice.rl.events.EventCodec;
 import ai.openalice.rl.events.RolloutCompleted;
@@ -34,14 +33,8 @@ class TinkerLoopIT {
 
     @Test
     void aQwen3IsTrainedOnTheTinkerEngineAndItsAdapterServedByInference() throws Exception {
-        URI engine = RealTinker.qwen3Tiny();
-        Path model = PythonReference.qwen3Tiny();
-        LoopIT.resetSchemas();
-        Path suite = Path.of("target", "e2e-suite" + suffix).toAbsolutePath();
-        TinySwe.generate(suite, 2, 1, 11);
-        Path artifacts = Path.of("target", "e2e-artifacts" + suffix).toAbsolutePath();
-        try (var s = loop(suffix, engine, model, artifacts, List.of("-Drunner.tool-call-format=json", "-Drunner.system-prompt=full"))) {
-            LoopIT.publish(suite, suffix, 2);
+        try (var s = loop(suffix, List.of("-Drunner.tool-call-format=json", "-Drunner.system-prompt=full"))) {
+            LoopIT.publish(HfLoopIT.suite(suffix), suffix, 2);
             var v1 = LoopIT.awaitCheckpoint(suffix, 1, Duration.ofMinutes(8));
             assertEquals(1, v1.step());
             Path dir = Path.of(URI.create(v1.onnx().uri())).getParent();
@@ -78,14 +71,8 @@ class TinkerLoopIT {
     @Test
     void anAgentProgramsCallsAreSampledOnTheTinkerEngineAndTrainedThere() throws Exception {
         String suffix = ".e2etkap" + UUID.randomUUID().toString().substring(0, 8);
-        URI engine = RealTinker.qwen3Tiny();
-        Path model = PythonReference.qwen3Tiny();
-        LoopIT.resetSchemas();
-        Path suite = Path.of("target", "e2e-suite" + suffix).toAbsolutePath();
-        TinySwe.generate(suite, 2, 1, 11);
-        Path artifacts = Path.of("target", "e2e-artifacts" + suffix).toAbsolutePath();
-        try (var s = loop(suffix, engine, model, artifacts, List.of("-Drunner.agent-program.command=" + AgentProgramLoopIT.PROGRAM))) {
-            LoopIT.publish(suite, suffix, 4);
+        try (var s = loop(suffix, List.of("-Drunner.agent-program.command=" + AgentProgramLoopIT.PROGRAM))) {
+            LoopIT.publish(HfLoopIT.suite(suffix), suffix, 4);
             var v1 = LoopIT.awaitCheckpoint(suffix, 1, Duration.ofMinutes(8));
             assertEquals(1, v1.step());
             Trajectory t = HfLoopIT.sampledEpisode(suffix, Duration.ofMinutes(2));
@@ -98,31 +85,16 @@ class TinkerLoopIT {
         }
     }
 
-    /** The loop with the engine as learner and sampler; {@code runner} adds the runner's settings. */
-    private static Supervisor loop(String suffix, URI engine, Path model, Path artifacts, List<String> runner) throws Exception {
-        var s = LoopIT.services(suffix);
-        try {
-            s.start("inference", List.of("-Dmp.messaging.incoming.checkpoints-published.auto.offset.reset=earliest"));
-            s.start("trainer", List.of("-Dtrainer.artifact-dir=" + artifacts.resolve("checkpoints"), "-Dtrainer.batch-groups=1",
-                    "-Dtrainer.learner=tinker", "-Dtrainer.optim.clip-norm=0", "-Dtrainer.tinker.url=" + engine, "-Dtrainer.tinker.base-model=" + RealTinker.baseModel(),
-                    "-Dtrainer.init-model=" + model, "-Dtrainer.lora.rank=4", "-Dtrainer.poll=PT0.5S", "-Dtrainer.loss.compact-filter=false",
-                    // a random model never solves a task and its rewards may all be equal: keep the group (zero advantage) for the plumbing
-                    "-Dtrainer.dynamic-sampling=none"));
-            s.start("rubric-prm", List.of());
-            s.start("verifier", List.of("-Dverifier.sandbox-root=/tmp/alice-rl-e2etk-verifier"));
+    /** The whole loop (HfLoopIT's) on the engine's tiny Qwen3, the engine as learner and sampler; {@code runner} adds the runner's settings. */
+    private static Supervisor loop(String suffix, List<String> runner) throws Exception {
+        URI engine = RealTinker.qwen3Tiny();
+        var learner = List.of("-Dtrainer.learner=tinker", "-Dtrainer.optim.clip-norm=0", "-Dtrainer.tinker.url=" + engine,
+                "-Dtrainer.tinker.base-model=" + RealTinker.baseModel(), "-Dtrainer.lora.rank=4");
+        return HfLoopIT.loop(suffix, "e2etk", PythonReference.qwen3Tiny(), learner, services -> {
             var args = new ArrayList<>(List.of("-Drunner.policy=tinker", "-Drunner.tinker.url=" + engine,
-                    "-Drunner.tinker.base-model=" + RealTinker.baseModel(), "-Drunner.model-dir=" + model, "-Drunner.id=e2etk-runner",
-                    "-Drunner.sandbox-root=/tmp/alice-rl-e2etk-runner", "-Drunner.artifact-dir=" + artifacts.resolve("trajectories"),
-                    "-Drunner.max-context-tokens=3072"));
+                    "-Drunner.tinker.base-model=" + RealTinker.baseModel(), "-Drunner.max-context-tokens=3072"));
             args.addAll(runner);
-            s.start("sandbox-runner", args);
-            s.start("task-dispatcher", List.of("-Ddispatcher.group-size=2", "-Ddispatcher.max-in-flight=4", "-Ddispatcher.pace.groups-per-version=0",
-                    "-Ddispatcher.compact-filter=false", "-Ddispatcher.sampling.max-tokens-per-turn=64"));
-            s.awaitReady(Duration.ofMinutes(3));
-            return s;
-        } catch (Exception | Error e) {
-            s.close();
-            throw e;
-        }
+            return args;
+        });
     }
 }
