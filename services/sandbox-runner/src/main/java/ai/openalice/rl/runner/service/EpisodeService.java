@@ -344,9 +344,7 @@ public class EpisodeService {
                     .withPrompt(prompt).withLayout(layout);
             return loop.run(r.task(), sandbox, cfg);
         } catch (SandboxException | PolicyException ex) {
-            String kind = ex instanceof SandboxException ? "sandbox" : "policy";
-            return new Episode(new Trajectory(List.of()), Termination.INFRA_ERROR, new RolloutCompleted.Failure(kind, ex.getMessage()), "",
-                    new RolloutCompleted.Stats(0, 0, 0, 0, 0, 0), ex instanceof SandboxException se ? se.reason() : null);
+            return infra(ex);
         }
     }
 
@@ -360,7 +358,7 @@ public class EpisodeService {
         } catch (PythonEnvironments.Unavailable e) {
             return infra("agent_program", "the agent program's environment: " + e.getMessage(), null);
         } catch (SandboxException | PolicyException ex) {
-            return infra(ex instanceof SandboxException ? "sandbox" : "policy", ex.getMessage(), ex instanceof SandboxException se ? se.reason() : null);
+            return infra(ex);
         }
     }
 
@@ -381,6 +379,11 @@ public class EpisodeService {
             metrics.counter("runner_workspace_setup_failed_total", "step", "install").increment();
             LOG.warnf("%s: the project does not install in the workspace (%s); the agent works without it installed", r.logContext(), installFailed);
         }
+    }
+
+    /** A sandbox's or the policy's failure, as the episode's infrastructure error. */
+    private static Episode infra(RuntimeException ex) {
+        return infra(ex instanceof SandboxException ? "sandbox" : "policy", ex.getMessage(), ex instanceof SandboxException se ? se.reason() : null);
     }
 
     private static Episode infra(String kind, String message, SandboxException.Reason reason) {
