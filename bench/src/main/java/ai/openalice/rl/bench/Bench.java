@@ -19,6 +19,7 @@ public final class Bench {
         switch (suite) {
             case "rl-core" -> rlCore();
             case "sandbox" -> SandboxBench.run(args);
+            case "cluster-sandbox" -> ClusterSandboxBench.run(args);
             case "verifier" -> VerifierBench.run(args);
             case "inference" -> InferenceBench.run(args);
             case "agent" -> AgentLoopBench.run(args);
@@ -38,7 +39,7 @@ public final class Bench {
             case "tinker" -> TinkerBench.run(args);
             case "swebench-verified" -> SweBenchVerifiedBench.run(args);
             default -> {
-                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, agent-program, swebench-program, rubric, dispatcher, trainer, learner-memory, hf-model, hf-loop, loop, soak, chaos, tinker, swebench-verified");
+                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, agent-program, swebench-program, rubric, dispatcher, trainer, learner-memory, hf-model, hf-loop, loop, soak, chaos, tinker, swebench-verified, cluster-sandbox");
                 System.exit(2);
             }
         }

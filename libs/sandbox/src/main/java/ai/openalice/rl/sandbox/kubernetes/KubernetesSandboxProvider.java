@@ -14,7 +14,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.KubernetesClientTimeoutException;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import java.io.FilterInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -189,8 +191,9 @@ public final class KubernetesSandboxProvider implements SandboxProvider {
             throw new SandboxException(SandboxException.Reason.IO, "cannot run tar: " + e.getMessage(), e);
         }
         var exec = new PodExec(client, config.namespace(), pod);
-        var o = exec.run("tar -x -m --no-same-owner -C " + Shell.quote(config.workdir()), tar.getInputStream(), 64 * 1024,
-                Duration.ofMinutes(5));
+        var archive = new EndableInput(tar.getInputStream());
+        var o = exec.run("tar -x -m --no-same-owner -C " + Shell.quote(config.workdir()), archive, 64 * 1024, Duration.ofMinutes(5));
+        archive.end();
         tar.destroy();
         if (o.exitCode() == null || o.exitCode() != 0) {
             throw new SandboxException(SandboxException.Reason.WORKSPACE_UNAVAILABLE, "copying the workspace into pod " + pod + " failed: "
@@ -235,6 +238,47 @@ public final class KubernetesSandboxProvider implements SandboxProvider {
         String p;
         while ((p = warm.poll()) != null) {
             deletePod(p);
+        }
+    }
+
+    /**
+     * The archive as fabric8's pump reads it: the pod's tar exits at the archive's end marker, often
+     * before ours has written its last padding, and the pump still polling the closed pipe would
+     * log an error for every sandbox. Once ended, it reads an end of stream.
+     */
+    private static final class EndableInput extends FilterInputStream {
+        private volatile boolean ended;
+
+        EndableInput(InputStream in) {
+            super(in);
+        }
+
+        void end() {
+            ended = true;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            try {
+                return ended ? -1 : super.read(b, off, len);
+            } catch (IOException e) {
+                if (ended) {
+                    return -1;
+                }
+                throw e;
+            }
+        }
+
+        @Override
+        public int available() throws IOException {
+            try {
+                return ended ? 0 : super.available();
+            } catch (IOException e) {
+                if (ended) {
+                    return 0;
+                }
+                throw e;
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 package ai.openalice.rl.sandbox.kubernetes;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,12 +13,15 @@ import ai.openalice.rl.sandbox.SandboxLimits;
 import ai.openalice.rl.sandbox.SandboxSpec;
 import ai.openalice.rl.sandbox.WorkspaceSource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -30,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The Kubernetes back end against a real cluster ({@code dev/stack cluster up}, its kubeconfig in
  * {@code -Dalice.kubeconfig}; the sandbox image the cluster's build made, or {@code -Dalice.sandbox-image}): real pods,
  * the real exec stream, a real kubelet's memory limit, a real pod deleted. Without the property it
- * is skipped until the cluster suite runs in CI (issue 58).
+ * is skipped: {@code dev/test} runs it after the other tests, on the cluster it brings up (issue 58).
+ * Each case is one that {@link KubernetesSandboxTest} plays against fabric8's mock.
  */
 @EnabledIfSystemProperty(named = "alice.kubeconfig", matches = ".+")
 class KubernetesClusterTest {
@@ -123,5 +128,80 @@ class KubernetesClusterTest {
             var e = assertThrows(SandboxException.class, () -> s.exec("sleep 5; echo still", Duration.ofSeconds(30)));
             assertEquals(SandboxException.Reason.SANDBOX_DIED, e.reason(), e.getMessage());
         }
+    }
+
+    /** After a death the provider starts a fresh pod for the episode's free retry, and it runs. */
+    @Test
+    void afterADeathTheNextSandboxOfTheProviderRuns() throws Exception {
+        try (var provider = new KubernetesSandboxProvider(client, config("real-e"), tmp.resolve("templates"))) {
+            Sandbox first = provider.create(SandboxSpec.of(new WorkspaceSource.Empty()));
+            client.pods().inNamespace(NS).withName(((KubernetesSandbox) first).podName()).withGracePeriod(0).delete();
+            assertEquals(SandboxException.Reason.SANDBOX_DIED,
+                    assertThrows(SandboxException.class, () -> first.exec("sleep 5", Duration.ofSeconds(30))).reason());
+            first.close();
+            try (Sandbox again = provider.create(SandboxSpec.of(new WorkspaceSource.Empty()))) {
+                assertEquals("again\n", again.exec("echo again", Duration.ofSeconds(30)).stdout());
+            }
+        }
+    }
+
+    /** The real API server validates and stores the policy; nothing here enforces it (no policy-enforcing network plugin). */
+    @Test
+    void theDenyAllNetworkPolicyIsStored() {
+        new KubernetesSandboxProvider(client, config("real-f"), tmp.resolve("templates")).close();
+        var np = client.network().v1().networkPolicies().inNamespace(NS).withName(SandboxLabels.NETWORK_POLICY).get();
+        assertNotNull(np);
+        assertEquals(Map.of(SandboxLabels.ROLE, SandboxLabels.ROLE_SANDBOX), np.getSpec().getPodSelector().getMatchLabels());
+        assertEquals(List.of("Ingress", "Egress"), np.getSpec().getPolicyTypes());
+    }
+
+    /** A real kubelet runs the warm pods as their spec says: uid 1000, no capabilities, a read-only root, no token. */
+    @Test
+    void warmPodsRunLockedDownAndCloseDeletesThePool() throws Exception {
+        try (var provider = new KubernetesSandboxProvider(client, config("real-g").withWarmPoolSize(2), tmp.resolve("templates"))) {
+            provider.fillWarmPool();
+            assertEquals(2, pods("real-g").size());
+            try (Sandbox s = provider.create(SandboxSpec.of(new WorkspaceSource.Empty()))) {
+                String script = "id -u; grep CapEff /proc/self/status; touch /etc/x 2>/dev/null || echo read-only;"
+                        + " ls /var/run/secrets/kubernetes.io 2>/dev/null || echo no-token; touch /workspace/w /tmp/t && echo writable";
+                assertEquals("1000\nCapEff:\t0000000000000000\nread-only\nno-token\nwritable\n", s.exec(script, Duration.ofSeconds(30)).stdout());
+            }
+        }
+        waitForNoPods("real-g");
+    }
+
+    @Test
+    void theReaperDeletesThisRunnersOrphansAndNotAnotherRunnersPods() throws Exception {
+        var limits = SandboxLimits.defaults();
+        client.pods().inNamespace(NS).resource(PodSpecs.sandboxPod(config("real-h"), "orphan-h", "orphan-h", null, "/workspace", limits, Map.of(),
+                SandboxLabels.STATE_LEASED)).create();
+        client.pods().inNamespace(NS).resource(PodSpecs.sandboxPod(config("real-i"), "alive-i", "alive-i", null, "/workspace", limits, Map.of(),
+                SandboxLabels.STATE_LEASED)).create();
+        new KubernetesSandboxProvider(client, config("real-h"), tmp.resolve("templates")).close();
+        waitForNoPods("real-h");
+        assertEquals(List.of("alive-i"), pods("real-i").stream().map(p -> p.getMetadata().getName()).toList());
+        client.pods().inNamespace(NS).withName("alive-i").withGracePeriod(0).delete();
+    }
+
+    /** A task's own image: its workdir's files are there (no emptyDir over them) and its root is writable. */
+    @Test
+    void aTasksImageRunsWithItsOwnWorkdirAndAWritableRoot() throws Exception {
+        String image = System.getProperty("alice.sandbox-image", "alice-rl.local/sandbox:bookworm");
+        try (var provider = new KubernetesSandboxProvider(client, config("real-j"), tmp.resolve("templates"));
+                Sandbox s = provider.create(SandboxSpec.of(new WorkspaceSource.Image(image, "/home/sandbox")))) {
+            assertEquals("/home/sandbox\n.bashrc\nwritable\n",
+                    s.exec("pwd; ls -a | grep -x .bashrc; touch /var/tmp/x && echo writable", Duration.ofSeconds(30)).stdout());
+        }
+    }
+
+    private static List<Pod> pods(String runner) {
+        return client.pods().inNamespace(NS).withLabel(SandboxLabels.OWNER, runner).list().getItems();
+    }
+
+    private static void waitForNoPods(String runner) throws InterruptedException {
+        for (int i = 0; i < 120 && !pods(runner).isEmpty(); i++) {
+            Thread.sleep(500);
+        }
+        assertEquals(List.of(), pods(runner).stream().map(p -> p.getMetadata().getName()).toList(), "nothing of " + runner + " left");
     }
 }
