@@ -26,6 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 K8S_VERSION=v1.37.2
 HELM_VERSION=v3.21.4
+COREDNS_VERSION=v1.15.0
 PAUSE_IMAGE=alice-rl.local/pause:3.10
 BASE_IMAGE=alice-rl.local/debian:bookworm
 SANDBOX_IMAGE=alice-rl.local/sandbox:bookworm
@@ -54,7 +55,7 @@ cmd_build() {
     ld="$ld -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=37 -X $p.gitTreeState=clean"
     ld="$ld -X $p.buildDate=1970-01-01T00:00:00Z"
   done
-  for t in kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl; do
+  for t in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl; do
     if [ ! -x "$BIN/$t" ]; then
       echo "dev/cluster: building $t $K8S_VERSION (Go module proxy)"
       (cd "$here" && go build -trimpath -ldflags "-s -w $ld" -o "$BIN/$t.tmp" "k8s.io/kubernetes/cmd/$t") && mv "$BIN/$t.tmp" "$BIN/$t"
@@ -63,6 +64,10 @@ cmd_build() {
   if [ ! -x "$BIN/helm" ]; then
     echo "dev/cluster: building helm $HELM_VERSION (Go module proxy)"
     GOBIN="$BIN" GOFLAGS= go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+  fi
+  if [ ! -x "$BIN/coredns" ]; then
+    echo "dev/cluster: building coredns $COREDNS_VERSION (Go module proxy)"
+    GOBIN="$BIN" GOFLAGS= go install -trimpath -ldflags "-s -w" "github.com/coredns/coredns@$COREDNS_VERSION"
   fi
   if [ ! -f "$BIN/pause.tar" ]; then
     local src root
@@ -181,15 +186,38 @@ failCgroupV1: false
 failSwapOn: false
 containerRuntimeEndpoint: unix://$SOCK
 resolvConf: /etc/resolv.conf
+clusterDNS: [$NODE_IP]
+clusterDomain: cluster.local
 evictionHard: {memory.available: "100Mi", nodefs.available: "2%", imagefs.available: "2%"}
 imageGCHighThresholdPercent: 100
 serializeImagePulls: false
 EOF
 }
 
+# Cluster DNS: CoreDNS on the node's address answers for cluster.local from the API server, and
+# NXDOMAIN for every other name (nothing a pod asks leaves the machine).
+write_corefile() {
+  cat > "$RUN/Corefile" <<EOF
+cluster.local:53 in-addr.arpa:53 {
+  bind $NODE_IP
+  kubernetes cluster.local in-addr.arpa {
+    kubeconfig $KUBECONFIG alice-rl
+    pods insecure
+  }
+  errors
+}
+.:53 {
+  bind $NODE_IP
+  template ANY ANY {
+    rcode NXDOMAIN
+  }
+}
+EOF
+}
+
 cmd_up() {
   need_root "dev/stack cluster up"
-  for t in kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl helm pause.tar debian.tar sandbox.tar; do
+  for t in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl helm coredns pause.tar debian.tar sandbox.tar; do
     [ -e "$BIN/$t" ] || { cmd_build; break; }
   done
   if [ -f "$RUN/kube-apiserver.pid" ] && kill -0 "$(cat "$RUN/kube-apiserver.pid")" 2>/dev/null; then
@@ -224,6 +252,11 @@ cmd_up() {
     --cluster-signing-cert-file="$PKI/ca.crt" --cluster-signing-key-file="$PKI/ca.key" --leader-elect=false
   daemon kube-scheduler "$BIN/kube-scheduler" --kubeconfig="$KUBECONFIG" --authentication-kubeconfig="$KUBECONFIG" \
     --authorization-kubeconfig="$KUBECONFIG" --bind-address=127.0.0.1 --leader-elect=false
+  write_corefile
+  daemon coredns "$BIN/coredns" -conf "$RUN/Corefile"
+  daemon kube-proxy "$BIN/kube-proxy" --kubeconfig="$KUBECONFIG" --hostname-override="$NODE_NAME" --cluster-cidr="$POD_CIDR" \
+    --proxy-mode=iptables --conntrack-max-per-core=0 --bind-address=127.0.0.1 --metrics-bind-address=127.0.0.1:10249 \
+    --healthz-bind-address=127.0.0.1:10256
   daemon kubelet "$BIN/kubelet" --config="$RUN/kubelet/config.yaml" --kubeconfig="$KUBECONFIG" \
     --hostname-override="$NODE_NAME" --node-ip="$NODE_IP" --root-dir="$RUN/kubelet/root" --cert-dir="$RUN/kubelet/pki"
   wait_for "the node" 120 "$BIN/kubectl" wait --for=condition=Ready "node/$NODE_NAME" --timeout=1s
@@ -238,7 +271,7 @@ cmd_down() {
   if [ -S "$SOCK" ]; then # every pod's containers and sandboxes, so that no shim outlives containerd
     "$BIN/kubectl" delete pods --all --all-namespaces --grace-period=0 --force --wait=false >/dev/null 2>&1 || true
   fi
-  for name in kubelet kube-scheduler kube-controller-manager kube-apiserver etcd; do
+  for name in kubelet kube-proxy coredns kube-scheduler kube-controller-manager kube-apiserver etcd; do
     stop "$name"
   done
   local shim
@@ -247,12 +280,26 @@ cmd_down() {
     kill -9 "$shim" 2>/dev/null || true
   done
   stop containerd
+  [ ! -x "$BIN/kube-proxy" ] || "$BIN/kube-proxy" --cleanup >/dev/null 2>&1 || true # its iptables chains
+  drop_kube_chains # and the kubelet's
   grep -o " $RUN[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
   find /sys/fs/cgroup/*/kubepods* -depth -type d -exec rmdir {} + 2>/dev/null || true # the kubelet's cgroups, empty now
   ip link del "$BRIDGE" 2>/dev/null || true
   ip addr del "$API_IP/32" dev lo 2>/dev/null || true
   ip addr del "$NODE_IP/32" dev lo 2>/dev/null || true
   rm -rf "$RUN"
+}
+
+# Removes every KUBE-* iptables chain and the rules that jump to them (the kubelet's firewall and
+# canary chains, what kube-proxy --cleanup left): no other rule is touched.
+drop_kube_chains() {
+  local table rule chain
+  for table in filter nat mangle; do
+    iptables -t "$table" -S 2>/dev/null | grep -E '^-A [^ ]+ .*-j KUBE-' | grep -v '^-A KUBE-' | sed 's/^-A/-D/' |
+      while read -r rule; do eval "iptables -t $table $rule" || true; done
+    for chain in $(iptables -t "$table" -S 2>/dev/null | sed -n 's/^-N \(KUBE-[^ ]*\)$/\1/p'); do iptables -t "$table" -F "$chain"; done
+    for chain in $(iptables -t "$table" -S 2>/dev/null | sed -n 's/^-N \(KUBE-[^ ]*\)$/\1/p'); do iptables -t "$table" -X "$chain" || true; done
+  done
 }
 
 stop() {
