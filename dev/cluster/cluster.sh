@@ -290,15 +290,17 @@ cmd_down() {
   rm -rf "$RUN"
 }
 
-# Removes every KUBE-* iptables chain and the rules that jump to them (the kubelet's firewall and
+# Removes every KUBE-* iptables and ip6tables chain and the rules that jump to them (the kubelet's firewall and
 # canary chains, what kube-proxy --cleanup left): no other rule is touched.
 drop_kube_chains() {
-  local table rule chain
-  for table in filter nat mangle; do
-    iptables -t "$table" -S 2>/dev/null | grep -E '^-A [^ ]+ .*-j KUBE-' | grep -v '^-A KUBE-' | sed 's/^-A/-D/' |
-      while read -r rule; do eval "iptables -t $table $rule" || true; done
-    for chain in $(iptables -t "$table" -S 2>/dev/null | sed -n 's/^-N \(KUBE-[^ ]*\)$/\1/p'); do iptables -t "$table" -F "$chain"; done
-    for chain in $(iptables -t "$table" -S 2>/dev/null | sed -n 's/^-N \(KUBE-[^ ]*\)$/\1/p'); do iptables -t "$table" -X "$chain" || true; done
+  local ipt table rule chain
+  for ipt in iptables ip6tables; do
+    for table in filter nat mangle; do
+      "$ipt" -t "$table" -S 2>/dev/null | grep -E '^-A [^ ]+ .*-j KUBE-' | grep -v '^-A KUBE-' | sed 's/^-A/-D/' |
+        while read -r rule; do eval "$ipt -t $table $rule" || true; done || true
+      for chain in $("$ipt" -t "$table" -S 2>/dev/null | sed -n 's/^-N \(KUBE-[^ ]*\)$/\1/p'); do "$ipt" -t "$table" -F "$chain"; done
+      for chain in $("$ipt" -t "$table" -S 2>/dev/null | sed -n 's/^-N \(KUBE-[^ ]*\)$/\1/p'); do "$ipt" -t "$table" -X "$chain" || true; done
+    done
   done
 }
 
