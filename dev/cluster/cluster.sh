@@ -11,6 +11,10 @@
 #           Ready; prints the KUBECONFIG= to use
 #   down    stop all of it, remove its pods, mounts, network and state: nothing of it left running
 #   env     print the KUBECONFIG= export
+#   infra NS [TAG]  Kafka, PostgreSQL, the database Secret and the artifacts volume in namespace NS
+#           (infra.yaml), for a chart install there
+#   images [TAG]    the images a chart install runs (images.sh: the six services, Kafka, PostgreSQL),
+#           imported when the cluster is up
 #   import TAR...   import OCI image archives (oci_image.py) into the cluster's containerd
 #
 # What it is: etcd and containerd/runc/CNI plugins from Debian; the apiserver on 10.96.0.1:443,
@@ -77,7 +81,7 @@ cmd_build() {
     python3 "$here/oci_image.py" "$root" "$PAUSE_IMAGE" "$BIN/pause.tar" --entrypoint '["/pause"]'
     rm -rf "$root"
   fi
-  if [ ! -f "$BIN/debian.tar" ]; then # the base of every image: Debian 12 minbase from Debian's own mirror, as apt here uses it
+  if [ ! -f "$BIN/debian.tar" ] || [ ! -f "$BIN/debian-etc/passwd" ]; then # the base of every image: Debian 12 minbase from Debian's own mirror, as apt here uses it
     local rootfs=$HOME_DIR/debian-rootfs
     echo "dev/cluster: making the Debian base image (debootstrap minbase bookworm)"
     rm -rf "$rootfs"
@@ -85,6 +89,7 @@ cmd_build() {
       die "debootstrap failed; see $HOME_DIR/debootstrap.log"
     rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
     python3 "$here/oci_image.py" "$rootfs" "$BASE_IMAGE" "$BIN/debian.tar" --cmd '["/bin/bash"]'
+    mkdir -p "$BIN/debian-etc" && cp "$rootfs/etc/passwd" "$rootfs/etc/group" "$BIN/debian-etc/" # for the layers that add a user
     rm -rf "$rootfs"
   fi
   if [ ! -f "$BIN/sandbox.tar" ]; then # the sandbox pods' image: deploy/docker/Dockerfile.sandbox's packages and user, by debootstrap
@@ -236,6 +241,7 @@ cmd_up() {
   daemon containerd containerd --config "$RUN/containerd/config.toml"
   wait_for containerd 30 ctr --address "$SOCK" version
   cmd_import "$BIN/pause.tar" "$BIN/debian.tar" "$BIN/sandbox.tar"
+  if compgen -G "$HOME_DIR/images/*.tar" >/dev/null; then cmd_import "$HOME_DIR"/images/*.tar; fi # what dev/stack cluster images made
   daemon etcd etcd --data-dir "$RUN/etcd" --listen-client-urls http://127.0.0.1:2379 \
     --advertise-client-urls http://127.0.0.1:2379 --listen-peer-urls http://127.0.0.1:2380
   daemon kube-apiserver "$BIN/kube-apiserver" --etcd-servers=http://127.0.0.1:2379 \
@@ -313,6 +319,16 @@ stop() {
   kill -9 -- "-$pid" 2>/dev/null || kill -9 "$pid" 2>/dev/null || true
 }
 
+# Kafka, PostgreSQL, the database Secret and the artifacts volume in NAMESPACE (infra.yaml), what
+# a chart install there expects to find.
+cmd_infra() {
+  local ns=${1:?usage: dev/stack cluster infra NAMESPACE [TAG]} tag=${2:-dev} volume=$RUN/volumes/$1-artifacts
+  install -d -m 0777 "$volume" # the services run as 185, the verifier as root; a hostPath volume has no fsGroup
+  "$BIN/kubectl" create namespace "$ns" --dry-run=client -o yaml | "$BIN/kubectl" apply -f - >/dev/null
+  sed -e "s|@VOLUME@|$volume|" -e "s|@NAMESPACE@|$ns|" -e "s|@TAG@|$tag|" "$here/infra.yaml" | "$BIN/kubectl" apply -n "$ns" -f -
+  "$BIN/kubectl" -n "$ns" rollout status deployment/alice-rl-kafka deployment/alice-rl-postgresql --timeout=180s
+}
+
 cmd_import() {
   local tar
   for tar in "$@"; do ctr --address "$SOCK" -n k8s.io images import "$tar" >/dev/null; done
@@ -324,5 +340,10 @@ case "${1:-}" in
   down) cmd_down ;;
   env) echo "export KUBECONFIG=$KUBECONFIG" ;;
   import) shift; cmd_import "$@" ;;
-  *) echo "usage: dev/stack cluster build|up|down|env|import TAR..." >&2; exit 2 ;;
+  infra) shift; cmd_infra "$@" ;;
+  images)
+    shift
+    bash "$here/images.sh" "$@"
+    if [ -S "$SOCK" ]; then cmd_import "$HOME_DIR"/images/*.tar; fi ;;
+  *) echo "usage: dev/stack cluster build|up|down|env|images [TAG]|import TAR..." >&2; exit 2 ;;
 esac

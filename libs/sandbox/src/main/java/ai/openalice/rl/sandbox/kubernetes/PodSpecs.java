@@ -32,6 +32,11 @@ public final class PodSpecs {
         var envVars = new ArrayList<EnvVar>();
         envVars.add(new EnvVar("HOME", "/tmp", null));
         envVars.add(new EnvVar("LANG", "C.UTF-8", null));
+        // The workspace folder is the volume's (root's), its files the sandbox user's: git (2.35.2+) would refuse the repository
+        // as "dubious ownership" and the episode's diff fail. One user per pod: any folder is safe (as `git -c safe.directory=*`).
+        envVars.add(new EnvVar("GIT_CONFIG_COUNT", "1", null));
+        envVars.add(new EnvVar("GIT_CONFIG_KEY_0", "safe.directory", null));
+        envVars.add(new EnvVar("GIT_CONFIG_VALUE_0", "*", null));
         env.forEach((k, v) -> envVars.add(new EnvVar(k, v, null)));
         var builder = new PodBuilder()
                 .withNewMetadata()

@@ -79,6 +79,7 @@ class KubernetesClusterTest {
                 assertEquals(0, s.exec("echo kept > /tmp/note && echo edited >> calc.py", Duration.ofSeconds(30)).exitCode());
                 assertEquals("kept\n2\n", s.exec("cat /tmp/note; grep -c . calc.py", Duration.ofSeconds(30)).stdout(),
                         "what a command leaves, the next one sees");
+                assertTrue(s.diff().contains("+edited"), "the episode's patch: git in the pod takes the uploaded workspace as its repository");
                 ExecResult failed = s.exec("echo out; echo err >&2; exit 3", Duration.ofSeconds(30));
                 assertEquals(3, failed.exitCode());
                 assertEquals("out\n", failed.stdout());
