@@ -104,6 +104,7 @@ cmd_build() {
     python3 "$here/oci_image.py" "$rootfs" "$SANDBOX_IMAGE" "$BIN/sandbox.tar" --cmd '["sleep", "infinity"]' --workdir /workspace --user 1000
     rm -rf "$rootfs"
   fi
+  bash "$here/images.sh" --bases # the Debian bases of the services' images, Kafka's and PostgreSQL's
 }
 
 # A key and a certificate signed by the cluster's CA: name, subject, then extensions (SANs) if any.
@@ -222,7 +223,7 @@ EOF
 
 cmd_up() {
   need_root "dev/stack cluster up"
-  for t in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl helm coredns pause.tar debian.tar sandbox.tar; do
+  for t in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl helm coredns pause.tar debian.tar sandbox.tar jvm.tar sandboxed.tar postgresql.tar; do
     [ -e "$BIN/$t" ] || { cmd_build; break; }
   done
   if [ -f "$RUN/kube-apiserver.pid" ] && kill -0 "$(cat "$RUN/kube-apiserver.pid")" 2>/dev/null; then

@@ -10,16 +10,20 @@
 #                                             (deploy/docker/Dockerfile.sandboxed)
 #   alice-rl.local/kafka:TAG                  jre + the test broker's jars from Maven Central (images/kafka-run.sh)
 #   alice-rl.local/postgresql:TAG             Debian's PostgreSQL (images/postgres-run.sh)
+#
+# `images.sh --bases` makes only the Debian bases (debootstrap, a few minutes once; `cluster build`
+# runs it, so that this script's own run after a package takes about a minute).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 TAG=${1:-dev}
+BASES_ONLY=false
+[ "$TAG" != --bases ] || BASES_ONLY=true
 HOME_DIR=${ALICE_CLUSTER_HOME:-$HOME/.cache/alice-rl/cluster}
 BIN=$HOME_DIR/bin
 OUT=$HOME_DIR/images
 WORK=$HOME_DIR/image-work
 DEBIAN_MIRROR=${ALICE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-JAVA_HOME=${JAVA_HOME:?JAVA_HOME: the JDK whose runtime the images carry}
 SERVICES="task-dispatcher sandbox-runner rubric-prm inference trainer verifier"
 JAVA_ARGS='"java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-jar", "/deployments/quarkus-run.jar"'
 
@@ -27,9 +31,6 @@ die() { echo "dev/cluster images: $*" >&2; exit 1; }
 image() { python3 "$here/oci_image.py" "$@"; }
 
 [ -f "$BIN/debian.tar" ] && [ -f "$BIN/debian-etc/passwd" ] || die "no Debian base: run dev/stack cluster build first"
-for s in $SERVICES; do
-  [ -f "$root/services/$s/target/quarkus-app/quarkus-run.jar" ] || die "services/$s is not packaged: ./mvnw -B -DskipTests package first"
-done
 mkdir -p "$OUT" "$WORK"
 
 # A Debian rootfs with extra packages, made once (debootstrap minbase), then kept as an archive.
@@ -67,13 +68,19 @@ app_layer() { # the service's fast-jar, owned by 185:0
   chown -R 185:0 "$layer/deployments"
 }
 
+debian_with jvm git,ca-certificates # the runner makes its workspace templates with git
+debian_with sandboxed bubblewrap,git,python3,python3-pytest,patch,util-linux,procps,tini
+debian_with postgresql postgresql
+if $BASES_ONLY; then exit 0; fi
+JAVA_HOME=${JAVA_HOME:?JAVA_HOME: the JDK whose runtime the images carry}
+for s in $SERVICES; do
+  [ -f "$root/services/$s/target/quarkus-app/quarkus-run.jar" ] || die "services/$s is not packaged: ./mvnw -B -DskipTests package first"
+done
+
 JRE_ENV=(--env JAVA_HOME=/opt/java --env PATH=/opt/java/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin)
 jre_layer
-debian_with jvm git,ca-certificates # the runner makes its workspace templates with git
 image "$WORK/jre" alice-rl.local/jre:25 "$OUT/jre.tar" --base "$BIN/jvm.tar" "${JRE_ENV[@]}" --user 185
-debian_with sandboxed bubblewrap,git,python3,python3-pytest,patch,util-linux,procps,tini
 image "$WORK/jre" alice-rl.local/jre-sandboxed:25 "$WORK/jre-sandboxed.tar" --base "$BIN/sandboxed.tar" "${JRE_ENV[@]}"
-debian_with postgresql postgresql
 
 for s in $SERVICES; do
   echo "dev/cluster images: alice-rl.local/alice-rl-$s:$TAG"

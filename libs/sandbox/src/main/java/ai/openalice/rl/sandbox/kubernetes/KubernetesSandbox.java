@@ -185,8 +185,11 @@ final class KubernetesSandbox implements Sandbox {
     @Override
     public void writeFile(String path, String content) {
         ensureOpen();
-        String script = resolveScript(path) + "[ -d \"$p\" ] && exit " + DIRECTORY + "; mkdir -p -- \"$(dirname -- \"$p\")\" && cat > \"$p\"";
-        check(exec.run(script, new ByteArrayInputStream(content.getBytes(StandardCharsets.UTF_8)), 4096, FILE_OP), path);
+        byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
+        // head -c reads exactly the content: the exec stream does not carry the end of stdin to the pod, and cat would wait for it
+        String script = resolveScript(path) + "[ -d \"$p\" ] && exit " + DIRECTORY + "; mkdir -p -- \"$(dirname -- \"$p\")\" && head -c "
+                + bytes.length + " > \"$p\"";
+        check(exec.run(script, new ByteArrayInputStream(bytes), 4096, FILE_OP), path);
     }
 
     @Override

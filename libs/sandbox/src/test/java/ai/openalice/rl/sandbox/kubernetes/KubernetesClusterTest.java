@@ -80,6 +80,10 @@ class KubernetesClusterTest {
                 assertEquals("kept\n2\n", s.exec("cat /tmp/note; grep -c . calc.py", Duration.ofSeconds(30)).stdout(),
                         "what a command leaves, the next one sees");
                 assertTrue(s.diff().contains("+edited"), "the episode's patch: git in the pod takes the uploaded workspace as its repository");
+                s.writeFile("pkg/new.py", "print('written')\n");
+                s.writeFile("empty.txt", "");
+                assertEquals("print('written')\n", s.readFile("pkg/new.py"), "files in and out");
+                assertEquals("written\n0\n", s.exec("python3 pkg/new.py; wc -c < empty.txt", Duration.ofSeconds(30)).stdout());
                 ExecResult failed = s.exec("echo out; echo err >&2; exit 3", Duration.ofSeconds(30));
                 assertEquals(3, failed.exitCode());
                 assertEquals("out\n", failed.stdout());
