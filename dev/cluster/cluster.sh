@@ -2,12 +2,13 @@
 # dev/cluster/cluster.sh — a real single-node Kubernetes on this machine, from source and Debian's
 # packages, with nothing from a container registry (run through `dev/stack cluster ...`, as root):
 #
-#   build   Kubernetes v1.37.2 (apiserver, controller-manager, scheduler, kubelet, kubectl) and
-#           Helm v3.21.4 from the Go module proxy, the pause image from Kubernetes' pause.c, the
-#           Debian base image (debootstrap minbase; alice-rl.local/debian:bookworm) and the sandbox
-#           pods' image (alice-rl.local/sandbox:bookworm, as deploy/docker/Dockerfile.sandbox)
-#           (once per machine: about 8 minutes here on 2 cores; kept in $ALICE_CLUSTER_HOME/bin)
-#   up      start containerd, etcd and the control plane, register the node, wait until it is
+#   build   Kubernetes v1.37.2 (apiserver, controller-manager, scheduler, kubelet, kube-proxy,
+#           kubectl), Helm v3.21.4 and CoreDNS v1.15.0 from the Go module proxy, the pause image from
+#           Kubernetes' pause.c, the Debian base image (debootstrap minbase; alice-rl.local/debian:bookworm),
+#           the sandbox pods' image (alice-rl.local/sandbox:bookworm, as deploy/docker/Dockerfile.sandbox)
+#           and the Debian bases of images.sh (once per machine: about 15 minutes on 2 cores from
+#           empty Go caches; kept in $ALICE_CLUSTER_HOME/bin)
+#   up      start containerd, etcd, the control plane, CoreDNS and kube-proxy, register the node, wait until it is
 #           Ready; prints the KUBECONFIG= to use
 #   down    stop all of it, remove its pods, mounts, network and state: nothing of it left running
 #   env     print the KUBECONFIG= export
@@ -19,8 +20,8 @@
 #
 # What it is: etcd and containerd/runc/CNI plugins from Debian; the apiserver on 10.96.0.1:443,
 # an address on the host's loopback device that is also the `kubernetes` Service's ClusterIP, so
-# that pods reach it with their in-cluster settings and no kube-proxy; the kubelet on 10.89.0.1
-# (also on loopback); pods on a bridge (10.88.0.0/16) with no masquerade, so nothing they send leaves
+# that pods reach it with their in-cluster settings; the kubelet and CoreDNS (the pods' cluster
+# DNS) on 10.89.0.1 (also on loopback); kube-proxy in iptables mode for ClusterIPs; pods on a bridge (10.88.0.0/16) with no masquerade, so nothing they send leaves
 # the machine. One certificate authority made here signs every certificate; the components use
 # the cluster-admin certificate (RBAC and the Node authorizer are on for everyone else).
 # Settings this machine needs (issue 58): the kubelet on cgroup v1 (failCgroupV1: false,
