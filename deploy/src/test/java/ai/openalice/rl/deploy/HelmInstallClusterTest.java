@@ -156,7 +156,7 @@ class HelmInstallClusterTest {
         if (namespace != null) {
             command.addAll(List.of("-n", namespace));
         }
-        var p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start(); // its answer; warnings go to stderr
+        var p = withKubeconfig(new ProcessBuilder(command)).redirectError(ProcessBuilder.Redirect.DISCARD).start(); // its answer; warnings go to stderr
         String out = new String(p.getInputStream().readAllBytes()).strip();
         p.waitFor();
         return out;
@@ -207,8 +207,14 @@ class HelmInstallClusterTest {
         return pods.stream().map(p -> p.getMetadata().getName()).toList();
     }
 
+    /** helm and kubectl find the cluster in KUBECONFIG, whatever the environment of the build. */
+    private static ProcessBuilder withKubeconfig(ProcessBuilder pb) {
+        pb.environment().put("KUBECONFIG", System.getProperty("alice.kubeconfig"));
+        return pb;
+    }
+
     private static void run(String... command) throws Exception {
-        var p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        var p = withKubeconfig(new ProcessBuilder(command)).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
         if (p.waitFor() != 0) {
             throw new AssertionError(String.join(" ", command) + " failed:\n" + out);

@@ -1,6 +1,7 @@
 package ai.openalice.rl.e2e;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -51,8 +52,8 @@ final class ListeningSockets {
                         }
                     }
                 }
-            } catch (IOException e) {
-                // the process ended meanwhile
+            } catch (IOException | UncheckedIOException e) {
+                // the process ended meanwhile (while its fd folder was listed, the listing throws unchecked)
             }
         }
         return out;
