@@ -126,16 +126,11 @@ final class ClusterSandboxBench {
         }
     }
 
+    /** Ten warm-up runs (JIT, a first connection), then n timed ones. */
     private static Latencies measure(Runnable op, int n) {
         for (int i = 0; i < Math.min(10, n); i++) {
             op.run();
         }
-        long[] ns = new long[n];
-        for (int i = 0; i < n; i++) {
-            long s = System.nanoTime();
-            op.run();
-            ns[i] = System.nanoTime() - s;
-        }
-        return new Latencies(ns);
+        return Latencies.measure(op, n);
     }
 }

@@ -17,4 +17,15 @@ record Latencies(long[] nanos) {
     double meanMs() {
         return Arrays.stream(nanos).average().orElse(0) / 1e6;
     }
+
+    /** Runs op n times, one after another, and times each run. */
+    static Latencies measure(Runnable op, int n) {
+        long[] ns = new long[n];
+        for (int i = 0; i < n; i++) {
+            long s = System.nanoTime();
+            op.run();
+            ns[i] = System.nanoTime() - s;
+        }
+        return new Latencies(ns);
+    }
 }

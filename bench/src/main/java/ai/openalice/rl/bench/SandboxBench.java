@@ -61,11 +61,11 @@ final class SandboxBench {
             plain.run();
             lifecycle.run();
         }
-        Latencies plainLat = measure(plain, iterations);
-        Latencies lifeLat = measure(lifecycle, iterations);
+        Latencies plainLat = Latencies.measure(plain, iterations);
+        Latencies lifeLat = Latencies.measure(lifecycle, iterations);
         Latencies execLat;
         try (Sandbox s = warm.get()) {
-            execLat = measure(() -> s.exec("true", t), iterations);
+            execLat = Latencies.measure(() -> s.exec("true", t), iterations);
         }
         System.out.printf("%nlocal sandbox, sequential (%d iterations each)%n", iterations);
         System.out.printf("  %-34s p50 %7.2f ms  p99 %7.2f ms  mean %7.2f ms%n", "plain spawn of bash -c true", plainLat.percentileMs(50),
@@ -140,16 +140,6 @@ final class SandboxBench {
             System.out.printf("%nsearch tool on a 10,000-file repository: p50 %.1f ms, max %.1f ms (found: %s)%n", lat.percentileMs(50),
                     lat.percentileMs(100), found.contains("pkg42/mod7.py:1:def needle_in_haystack") ? "yes" : "NO");
         }
-    }
-
-    private static Latencies measure(Runnable op, int n) {
-        long[] ns = new long[n];
-        for (int i = 0; i < n; i++) {
-            long s = System.nanoTime();
-            op.run();
-            ns[i] = System.nanoTime() - s;
-        }
-        return new Latencies(ns);
     }
 
     private static double throughput(Runnable op, int workers, int total) throws Exception {
