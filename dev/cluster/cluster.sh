@@ -17,6 +17,7 @@
 #   images [TAG]    the images a chart install runs (images.sh: the six services, Kafka, PostgreSQL),
 #           imported when the cluster is up
 #   import TAR...   import OCI image archives (oci_image.py) into the cluster's containerd
+#   retag FROM TO   the six services' images of tag FROM also as tag TO (a new image name, for helm upgrade)
 #
 # What it is: etcd and containerd/runc/CNI plugins from Debian; the apiserver on 10.96.0.1:443,
 # an address on the host's loopback device that is also the `kubernetes` Service's ClusterIP, so
@@ -336,16 +337,25 @@ cmd_import() {
   for tar in "$@"; do ctr --address "$SOCK" -n k8s.io images import "$tar" >/dev/null; done
 }
 
+cmd_retag() { # the services' images of tag $1 under tag $2 too: a new image for a helm upgrade, nothing rebuilt
+  local s
+  [ $# = 2 ] || die "usage: dev/stack cluster retag FROM TO"
+  for s in task-dispatcher sandbox-runner rubric-prm inference trainer verifier; do
+    ctr --address "$SOCK" -n k8s.io images tag --force "alice-rl.local/alice-rl-$s:$1" "alice-rl.local/alice-rl-$s:$2" >/dev/null
+  done
+}
+
 case "${1:-}" in
   build) cmd_build ;;
   up) cmd_up ;;
   down) cmd_down ;;
   env) echo "export KUBECONFIG=$KUBECONFIG" ;;
   import) shift; cmd_import "$@" ;;
+  retag) shift; cmd_retag "$@" ;;
   infra) shift; cmd_infra "$@" ;;
   images)
     shift
     bash "$here/images.sh" "$@"
     if [ -S "$SOCK" ]; then cmd_import "$HOME_DIR"/images/*.tar; fi ;;
-  *) echo "usage: dev/stack cluster build|up|down|env|images [TAG]|import TAR..." >&2; exit 2 ;;
+  *) echo "usage: dev/stack cluster build|up|down|env|images [TAG]|import TAR...|retag FROM TO" >&2; exit 2 ;;
 esac

@@ -6,10 +6,14 @@
 #
 #   alice-rl.local/jre:25                     Debian with git + a Java runtime linked (jlink) from the build's JDK, user alice (185)
 #   alice-rl.local/alice-rl-SERVICE:TAG       jre + services/SERVICE/target/quarkus-app (deploy/docker/Dockerfile)
-#   alice-rl.local/alice-rl-verifier:TAG      Debian with bubblewrap, git, python3, pytest, tini + the runtime + the app, as root
+#   alice-rl.local/alice-rl-{verifier,sandbox-runner}:TAG
+#                                             Debian with bubblewrap, git, python3, pytest, tini + the runtime + the app, as root
 #                                             (deploy/docker/Dockerfile.sandboxed)
-#   alice-rl.local/kafka:TAG                  jre + the test broker's jars from Maven Central (images/kafka-run.sh)
-#   alice-rl.local/postgresql:TAG             Debian's PostgreSQL (images/postgres-run.sh)
+#   alice-rl.local/kafka:TAG                  jre + the test broker's jars from Maven Central (images/kafka-run.sh), the
+#                                             variables and the health-check tool apache/kafka's image has
+#   alice-rl.local/postgresql:TAG             Debian's PostgreSQL, the variables of the postgres image (images/postgres-run.sh)
+#
+# The archives load into Docker too (`docker load`): dev/stack docker up does it for docker-compose.yml.
 #
 # `images.sh --bases` makes only the Debian bases (debootstrap, a few minutes once; `cluster build`
 # runs it, so that this script's own run after a package takes about a minute).
@@ -66,6 +70,8 @@ app_layer() { # the service's fast-jar, owned by 185:0
   mkdir -p "$layer"
   cp -a "$root/services/$s/target/quarkus-app" "$layer/deployments"
   chown -R 185:0 "$layer/deployments"
+  # where the artifacts volume goes: a fresh named volume takes this folder's owner, so the trainer (185) writes checkpoints in it
+  install -d -o 185 -g 0 -m 775 "$layer/var/lib/alice-rl/artifacts"
 }
 
 debian_with jvm git,ca-certificates # the runner makes its workspace templates with git
@@ -85,7 +91,7 @@ image "$WORK/jre" alice-rl.local/jre-sandboxed:25 "$WORK/jre-sandboxed.tar" --ba
 for s in $SERVICES; do
   echo "dev/cluster images: alice-rl.local/alice-rl-$s:$TAG"
   app_layer "$s"
-  if [ "$s" = verifier ]; then
+  if [ "$s" = verifier ] || [ "$s" = sandbox-runner ]; then # bubblewrap for local sandboxes (compose); the chart runs the runner as 185
     image "$WORK/app-$s" "alice-rl.local/alice-rl-$s:$TAG" "$OUT/$s.tar" --base "$WORK/jre-sandboxed.tar" --env DJL_CACHE_DIR=/tmp/djl \
       --workdir /deployments --entrypoint "[\"/usr/bin/tini\", \"--\", $JAVA_ARGS]"
   else
@@ -102,6 +108,8 @@ mkdir -p "$layer/opt/kafka/libs"
 tr ':' '\n' <<<"${ALICE_KAFKA_CLASSPATH:?ALICE_KAFKA_CLASSPATH: the jars of the test broker, set by dev/stack}" | xargs -I{} cp {} "$layer/opt/kafka/libs/"
 cp "$root/dev/kafka/log4j2.properties" "$layer/opt/kafka/"
 install -m 755 "$here/images/kafka-run.sh" "$layer/opt/kafka/run.sh"
+install -D -m 755 "$here/images/kafka-broker-api-versions.sh" "$layer/opt/kafka/bin/kafka-broker-api-versions.sh"
+install -d -o 185 -g 0 "$layer/var/lib/kafka/data" # a named volume mounted there starts as the image's folder: the broker's to write
 image "$layer" "alice-rl.local/kafka:$TAG" "$OUT/kafka.tar" --base "$OUT/jre.tar" --entrypoint '["/opt/kafka/run.sh"]'
 
 echo "dev/cluster images: alice-rl.local/postgresql:$TAG"
@@ -109,7 +117,7 @@ layer=$WORK/postgresql
 rm -rf "$layer"
 mkdir -p "$layer/usr/local/bin"
 install -m 755 "$here/images/postgres-run.sh" "$layer/usr/local/bin/postgres-run"
-image "$layer" "alice-rl.local/postgresql:$TAG" "$OUT/postgresql.tar" --base "$BIN/postgresql.tar" --user postgres \
+image "$layer" "alice-rl.local/postgresql:$TAG" "$OUT/postgresql.tar" --base "$BIN/postgresql.tar" --user 0 \
   --env PGDATA=/var/lib/postgresql/data/pgdata --entrypoint '["/usr/local/bin/postgres-run"]'
 rm -rf "$WORK/kafka" "$WORK/postgresql"
 ls -la "$OUT"

@@ -1,8 +1,10 @@
-"""Writes a folder as an OCI image archive that `ctr images import` takes: no registry, no daemon.
+"""Writes a folder as an OCI image archive that `ctr images import` and `docker load` take: no
+registry, no daemon.
 The folder is one layer; with --base, it is a layer on top of another archive's image (whose
 layers, environment and settings it keeps unless given here). The archive follows the OCI image layout (oci-layout, index.json, blobs/sha256/...); the
 image's name is the index's org.opencontainers.image.ref.name annotation and containerd's
-io.containerd.image.name.
+io.containerd.image.name; a manifest.json (the layout `docker save` writes) names the same config
+and layers for Docker 20.10, whose `docker load` reads no OCI index.
 
     python3 oci_image.py ROOTFS NAME OUT.tar [--base BASE.tar] [--entrypoint JSON] [--cmd JSON] [--env K=V ...] [--workdir DIR] [--user UID]
 
@@ -113,10 +115,13 @@ def main() -> None:
                            "annotations": {"io.containerd.image.name": a.name,
                                            "org.opencontainers.image.ref.name": a.name.rsplit(":", 1)[-1]}}],
         }
-        data = json.dumps(index).encode()
-        info = tarfile.TarInfo("index.json")
-        info.size = len(data)
-        out.addfile(info, io.BytesIO(data))
+        docker = [{"Config": "blobs/sha256/" + config_digest.split(":", 1)[1], "RepoTags": [a.name],
+                   "Layers": ["blobs/sha256/" + d["digest"].split(":", 1)[1] for d in layers]}]
+        for name, content in (("index.json", index), ("manifest.json", docker)):
+            data = json.dumps(content).encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            out.addfile(info, io.BytesIO(data))
 
 
 if __name__ == "__main__":

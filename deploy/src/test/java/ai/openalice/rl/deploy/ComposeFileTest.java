@@ -75,6 +75,23 @@ class ComposeFileTest {
     }
 
     @Test
+    void registryImagesCanBeReplacedAndEveryContainerChecksItsOwnHealth() throws Exception {
+        JsonNode services = compose().get("services");
+        // a machine without Docker Hub runs images of its own: dev/stack docker up loads ones that read the same variables
+        assertEquals("${ALICE_KAFKA_IMAGE:-apache/kafka:4.1.0}", services.at("/kafka/image").asText());
+        assertEquals("${ALICE_POSTGRES_IMAGE:-postgres:16}", services.at("/postgres/image").asText());
+        assertEquals("/var/lib/kafka/data", services.at("/kafka/environment/KAFKA_LOG_DIRS").asText(), "where its volume is mounted");
+        assertTrue(services.at("/kafka/volumes").toString().contains(":/var/lib/kafka/data"));
+        for (var e : servicePorts().entrySet()) {
+            String check = services.at("/" + e.getKey() + "/healthcheck/test").toString();
+            assertTrue(check.contains("/dev/tcp/127.0.0.1/" + e.getValue()) && check.contains("GET /q/health/ready"), e.getKey() + ": " + check);
+            assertEquals(60, services.at("/" + e.getKey() + "/healthcheck/retries").asInt(), e.getKey());
+        }
+        assertTrue(services.at("/kafka/healthcheck/test").toString().contains("kafka-broker-api-versions.sh"));
+        assertTrue(services.at("/postgres/healthcheck/test").toString().contains("pg_isready"));
+    }
+
+    @Test
     void sandboxedServicesArePrivilegedAndArtifactsAreShared() throws Exception {
         JsonNode services = compose().get("services");
         for (String s : Set.of("sandbox-runner", "verifier")) {

@@ -89,7 +89,7 @@ class HelmInstallClusterTest {
         JsonNode stats = http("GET", url("task-dispatcher", 8081, "/stats"), null);
         assertTrue(stats.at("/rollouts/scored").asInt() + stats.at("/groups/train.finished").asInt() > 0, stats.toString());
 
-        run(ROOT.resolve("dev/stack").toString(), "cluster", "images", "dev2");
+        run(ROOT.resolve("dev/stack").toString(), "cluster", "retag", "dev", "dev2"); // new image names, the same contents: every pod replaced
         helm("upgrade", "--set", "image.tag=dev2");
         allPodsReady("dev2");
         long after = servedVersion(v -> v > served, Duration.ofMinutes(10));
