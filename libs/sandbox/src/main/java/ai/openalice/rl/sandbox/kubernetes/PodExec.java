@@ -73,7 +73,23 @@ final class PodExec {
         } catch (KubernetesClientException inner) {
             e.addSuppressed(inner);
         }
-        return new SandboxException(SandboxException.Reason.BACKEND_UNAVAILABLE, "exec in pod " + pod + " failed: " + e.getMessage(), e);
+        return new SandboxException(SandboxException.Reason.BACKEND_UNAVAILABLE, "exec in pod " + pod + " failed: " + causes(e), e);
+    }
+
+    /**
+     * The exception's message and its causes', outermost first: fabric8 wraps what went wrong (a reset
+     * connection, a refused upgrade) in "An error has occurred.", which alone says nothing.
+     */
+    static String causes(Throwable e) {
+        var out = new StringBuilder();
+        int depth = 0;
+        for (Throwable t = e; t != null && depth < 4; t = t.getCause(), depth++) {
+            out.append(depth == 0 ? "" : "; caused by ").append(t.getClass().getSimpleName());
+            if (t.getMessage() != null) {
+                out.append(": ").append(t.getMessage());
+            }
+        }
+        return out.toString();
     }
 
     private static boolean oomKilled(Pod p) {

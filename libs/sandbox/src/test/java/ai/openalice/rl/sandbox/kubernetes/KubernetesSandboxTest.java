@@ -20,12 +20,14 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.ErrorStreamMessage;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.server.mock.OutputStreamMessage;
 import io.fabric8.kubernetes.client.server.mock.StatusStreamMessage;
 import io.fabric8.kubernetes.client.utils.URLUtils;
+import java.net.SocketException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -131,6 +133,12 @@ class KubernetesSandboxTest {
         var emitting = stdout.isEmpty() ? open.waitFor(stdin ? 500 : 100).andEmit(new StatusStreamMessage(exit))
                 : open.waitFor(100).andEmit(new OutputStreamMessage(stdout)).waitFor(100).andEmit(new StatusStreamMessage(exit));
         emitting.done().once();
+    }
+
+    @Test
+    void aFailedExecSaysWhatWentWrongUnderFabric8sWrapper() {
+        var e = new KubernetesClientException("An error has occurred.", new SocketException("Connection reset"));
+        assertEquals("KubernetesClientException: An error has occurred.; caused by SocketException: Connection reset", PodExec.causes(e));
     }
 
     @Test
