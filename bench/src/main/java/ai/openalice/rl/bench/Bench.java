@@ -20,6 +20,7 @@ public final class Bench {
             case "rl-core" -> rlCore();
             case "sandbox" -> SandboxBench.run(args);
             case "cluster-sandbox" -> ClusterSandboxBench.run(args);
+            case "deploy-loop" -> DeployLoopBench.run(args);
             case "verifier" -> VerifierBench.run(args);
             case "inference" -> InferenceBench.run(args);
             case "agent" -> AgentLoopBench.run(args);
@@ -39,7 +40,7 @@ public final class Bench {
             case "tinker" -> TinkerBench.run(args);
             case "swebench-verified" -> SweBenchVerifiedBench.run(args);
             default -> {
-                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, agent-program, swebench-program, rubric, dispatcher, trainer, learner-memory, hf-model, hf-loop, loop, soak, chaos, tinker, swebench-verified, cluster-sandbox");
+                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, agent-program, swebench-program, rubric, dispatcher, trainer, learner-memory, hf-model, hf-loop, loop, soak, chaos, tinker, swebench-verified, cluster-sandbox, deploy-loop");
                 System.exit(2);
             }
         }
