@@ -1,13 +1,11 @@
 package ai.openalice.rl.bench;
 
+import ai.openalice.rl.testkit.JsonHttp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,7 +30,6 @@ final class DeployLoopBench {
     private DeployLoopBench() {}
 
     static final ObjectMapper JSON = new ObjectMapper();
-    static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     static final String NS = "alice-rl-bench";
     static final String ORACLE_FAILURE = "0.5";
 
@@ -157,14 +154,9 @@ final class DeployLoopBench {
         return http("GET", dispatcher + "/stats", null).at("/rollouts/scored").asLong(0);
     }
 
+
     private static JsonNode http(String method, String uri, String body) throws Exception {
-        var request = HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body)).build();
-        var response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() >= 300) {
-            throw new IOException(method + " " + uri + ": " + response.statusCode() + " " + response.body());
-        }
-        return JSON.readTree(response.body());
+        return JsonHttp.send(method, URI.create(uri), body);
     }
 
     private static List<String> concat(List<String> head, String... tail) {

@@ -3,14 +3,12 @@ package ai.openalice.rl.deploy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.testkit.JsonHttp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,7 +39,6 @@ class ComposeStackClusterTest {
     static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     static final String DOCKER = "/usr/bin/docker";
     static final ObjectMapper JSON = new ObjectMapper();
-    static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     static Path override;
 
     @BeforeAll
@@ -129,14 +126,9 @@ class ComposeStackClusterTest {
         return version;
     }
 
+
     private static JsonNode http(String method, String uri, String body) throws Exception {
-        var request = HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body)).build();
-        var response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() >= 300) {
-            throw new IOException(method + " " + uri + ": " + response.statusCode() + " " + response.body());
-        }
-        return JSON.readTree(response.body());
+        return JsonHttp.send(method, URI.create(uri), body);
     }
 
     private static String compose(String... args) throws Exception {

@@ -3,6 +3,7 @@ package ai.openalice.rl.deploy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.openalice.rl.testkit.JsonHttp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -12,9 +13,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,7 +47,6 @@ class HelmInstallClusterTest {
     static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     static final Path BIN = Path.of(System.getProperty("alice.cluster.bin", "."));
     static final ObjectMapper JSON = new ObjectMapper();
-    static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     static KubernetesClient client;
 
     @BeforeAll
@@ -80,13 +77,13 @@ class HelmInstallClusterTest {
         var task = JSON.readTree(Files.readAllLines(ROOT.resolve("examples/tasks/calc.jsonl")).getFirst());
         ((ObjectNode) task).putObject("workspace").put("type", "dir")
                 .put("path", "/var/lib/alice-rl/artifacts/tasks/calc-repo");
-        var submitted = http("POST", url("task-dispatcher", 8081, "/tasks?source=cluster-test"), task.toString());
+        var submitted = JsonHttp.send("POST", url("task-dispatcher", 8081, "/tasks?source=cluster-test"), task.toString());
         assertEquals(1, submitted.path("accepted").asInt(), submitted.toString());
         long served = servedVersion(v -> v >= 1, Duration.ofMinutes(10));
         var sandboxPods = client.pods().inNamespace(SANDBOXES).list().getItems();
         assertTrue(!sandboxPods.isEmpty() && sandboxPods.stream().allMatch(p -> p.getMetadata().getLabels().get("alice-rl.openalice.ai/owner").startsWith(RELEASE + "-sandbox-runner-")),
                 "sandbox pods are the runner's");
-        JsonNode stats = http("GET", url("task-dispatcher", 8081, "/stats"), null);
+        JsonNode stats = JsonHttp.send("GET", url("task-dispatcher", 8081, "/stats"), null);
         assertTrue(stats.at("/rollouts/scored").asInt() + stats.at("/groups/train.finished").asInt() > 0, stats.toString());
 
         run(ROOT.resolve("dev/stack").toString(), "cluster", "retag", "dev", "dev2"); // new image names, the same contents: every pod replaced
@@ -168,7 +165,7 @@ class HelmInstallClusterTest {
         long version = -1;
         while (System.nanoTime() < deadline) {
             try {
-                version = http("GET", url("inference", 8085, "/v1/models"), null).at("/data/0/policy_version").asLong(-1);
+                version = JsonHttp.send("GET", url("inference", 8085, "/v1/models"), null).at("/data/0/policy_version").asLong(-1);
                 if (wanted.test(version)) {
                     return version;
                 }
@@ -178,7 +175,7 @@ class HelmInstallClusterTest {
             Thread.sleep(5000);
         }
         throw new AssertionError("the inference pod serves v" + version + " after " + within + "; dispatcher: "
-                + http("GET", url("task-dispatcher", 8081, "/stats"), null));
+                + JsonHttp.send("GET", url("task-dispatcher", 8081, "/stats"), null));
     }
 
     private static URI url(String service, int port, String path) {
@@ -186,15 +183,6 @@ class HelmInstallClusterTest {
         return URI.create("http://" + ip + ":" + port + path);
     }
 
-    private static JsonNode http(String method, URI uri, String body) throws Exception {
-        var request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body)).build();
-        var response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() >= 300) {
-            throw new IOException(method + " " + uri + ": " + response.statusCode() + " " + response.body());
-        }
-        return JSON.readTree(response.body());
-    }
 
     /** The example task's repository and its file (the oracle reads the gold patch there) on the artifacts volume. */
     private static void copyTask(Path tasks) throws Exception {
