@@ -33,6 +33,7 @@ public final class Bench {
             case "learner-memory" -> LearnerMemoryBench.run(args);
             case "learner-memory-child" -> LearnerMemoryBench.child(args);
             case "hf-loop" -> HfLoopBench.run(args);
+            case "sampler" -> SamplerBench.run(args);
             case "loop" -> LoopBench.run(args);
             case "soak" -> SoakBench.run(args);
             case "soak-report" -> SoakBench.report(args);
@@ -40,7 +41,7 @@ public final class Bench {
             case "tinker" -> TinkerBench.run(args);
             case "swebench-verified" -> SweBenchVerifiedBench.run(args);
             default -> {
-                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, agent-program, swebench-program, rubric, dispatcher, trainer, learner-memory, hf-model, hf-loop, loop, soak, chaos, tinker, swebench-verified, cluster-sandbox, deploy-loop");
+                System.err.println("unknown suite '" + suite + "'; known: rl-core, sandbox, verifier, inference, agent, agent-program, swebench-program, rubric, dispatcher, trainer, learner-memory, hf-model, hf-loop, sampler, loop, soak, chaos, tinker, swebench-verified, cluster-sandbox, deploy-loop");
                 System.exit(2);
             }
         }
