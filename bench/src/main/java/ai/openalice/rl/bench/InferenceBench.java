@@ -26,7 +26,7 @@ import java.util.Random;
 /**
  * Decode throughput of the built-in model (~0.5 M parameters) on ONNX Runtime with one intra-op
  * thread: the policy's single-stream path and the inference service's batched decode (a
- * persistent {@code OrtDecoder.Batch}, as its scheduler steps it) with 1, 4 and 16 sequences,
+ * persistent {@code DecodeBatch}, as its scheduler steps it) with 1, 4 and 16 sequences,
  * against a bare ORT loop that feeds each step's present tensors straight back as the next past
  * (no copies), in the same run; and the time from a checkpoint on disk to serving it
  * (verify + load + warm), which is the swap latency after the event arrives.
@@ -192,19 +192,25 @@ final class InferenceBench {
         return (double) streams * tokens / ((System.nanoTime() - start) / 1e9);
     }
 
-    /** The least a decode loop can do on ORT: present tensors go back as the next past, untouched. */
+    /**
+     * The least a decode loop can do on ORT: present tensors go back as the next recent part of the
+     * cache, untouched, the fixed past empty (so each step's graph extends the whole cache).
+     */
     static double bareLoop(Path onnx, CacheLayout layout, int[] prompt, int tokens) throws Exception {
         var env = OrtEnvironment.getEnvironment();
         var opts = new OrtSession.SessionOptions();
         opts.setIntraOpNumThreads(1);
         opts.setInterOpNumThreads(1);
         try (var session = env.createSession(onnx.toString(), opts)) {
+            Map<String, OnnxTensor> empty = new HashMap<>();
             Map<String, OnnxTensor> past = new HashMap<>();
             long[] kv = {1, layout.kvHeads(), 0, layout.headDim()};
             for (int l = 0; l < layout.layers(); l++) {
-                past.put("past_key_" + l, OnnxTensor.createTensor(env, FloatBuffer.allocate(0), kv));
-                past.put("past_value_" + l, OnnxTensor.createTensor(env, FloatBuffer.allocate(0), kv));
+                for (String part : List.of("past_key_", "past_value_", "recent_key_", "recent_value_")) {
+                    empty.put(part + l, OnnxTensor.createTensor(env, FloatBuffer.allocate(0), kv));
+                }
             }
+            past.putAll(empty);
             long[] ids = Arrays.stream(prompt).asLongStream().toArray();
             long[] pos = new long[ids.length];
             for (int i = 0; i < pos.length; i++) {
@@ -229,22 +235,21 @@ final class InferenceBench {
                 in.get("attention_mask").close();
                 if (held != null) {
                     held.close();
-                } else {
-                    past.values().forEach(OnnxTensor::close);
                 }
                 held = r;
                 float[][][] logits = (float[][][]) r.get("logits").orElseThrow().getValue();
                 length += ids.length;
                 int next = Sampler.argmax(logits[0][logits[0].length - 1]);
                 for (int l = 0; l < layout.layers(); l++) {
-                    past.put("past_key_" + l, (OnnxTensor) r.get("present_key_" + l).orElseThrow());
-                    past.put("past_value_" + l, (OnnxTensor) r.get("present_value_" + l).orElseThrow());
+                    past.put("recent_key_" + l, (OnnxTensor) r.get("present_key_" + l).orElseThrow());
+                    past.put("recent_value_" + l, (OnnxTensor) r.get("present_value_" + l).orElseThrow());
                 }
                 ids = new long[] {next};
                 pos = new long[] {length};
             }
             double tps = tokens / ((System.nanoTime() - start) / 1e9);
             held.close();
+            empty.values().forEach(OnnxTensor::close);
             return tps;
         }
     }

@@ -42,7 +42,7 @@ final class SamplerBench {
 
     static void run(String[] args) throws Exception {
         int prompt = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
-        int tokens = args.length > 2 ? Integer.parseInt(args[2]) : 64;
+        int tokens = args.length > 2 ? Integer.parseInt(args[2]) : 256;
         int streams = args.length > 3 ? Integer.parseInt(args[3]) : 8;
         Path dir = PythonReference.smolLm2();
         HfModel model = HfModel.load(dir);

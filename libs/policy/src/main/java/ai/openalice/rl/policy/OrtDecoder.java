@@ -8,22 +8,32 @@ import ai.openalice.rl.model.GptConfig;
 import ai.openalice.rl.model.onnx.CacheLayout;
 import java.nio.FloatBuffer;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The exported GPT on ONNX Runtime with its KV cache: a prompt is prefilled once, then each
+ * An exported model on ONNX Runtime with its KV cache: a prompt is prefilled once, then each
  * decode step feeds only the new tokens. Decode steps of several sequences run as one batch: the
- * caches are left-padded to the longest, and the attention mask hides the padding.
+ * caches are left-padded to the longest, and the attention mask hides the padding. A batch keeps
+ * the cache the graph reads in two parts (a past it leaves alone, a recent part each step extends)
+ * and merges them every {@link #FOLD} steps; a graph exported before that reads its cache whole.
  */
 public final class OrtDecoder implements AutoCloseable {
-    private static final OrtEnvironment ENV = OrtEnvironment.getEnvironment();
+    static final OrtEnvironment ENV = OrtEnvironment.getEnvironment();
 
-    private final OrtSession session;
-    private final CacheLayout config;
+    final OrtSession session;
+    final CacheLayout config;
+    /** Whether the graph reads its cache in two parts (recent_*; every export since 2026-12-07) or whole (older checkpoints' graphs). */
+    final boolean split;
+
+    /**
+     * A batch merges its recent part into its past once the recent part is this long. A step copies
+     * the recent part (R/2 positions a step on average) and a merge the whole cache (L positions,
+     * about four times over through Java): about sqrt(8L) balances them, 126 at 2,000 tokens.
+     */
+    static final int FOLD = 128;
 
     /** Default budget of the prefix cache: 128 MiB, 32,768 positions of the built-in model. */
     public static final long DEFAULT_PREFIX_CACHE_BYTES = 128L << 20;
@@ -71,6 +81,7 @@ public final class OrtDecoder implements AutoCloseable {
                 }
             }
             this.session = ENV.createSession(onnx.toString(), opts);
+            this.split = session.getInputNames().contains("recent_key_0");
         } catch (OrtException e) {
             throw new PolicyException("cannot load " + onnx + " into ONNX Runtime: " + e.getMessage(), e);
         }
@@ -177,9 +188,12 @@ public final class OrtDecoder implements AutoCloseable {
                 in.put("past_key_" + l, OnnxTensor.createTensor(ENV, FloatBuffer.wrap(pack(seqs, l, true, maxPast, h, hd)), shape));
                 in.put("past_value_" + l, OnnxTensor.createTensor(ENV, FloatBuffer.wrap(pack(seqs, l, false, maxPast, h, hd)), shape));
             }
+            if (split) {
+                in.putAll(emptyRecent(b));
+            }
             try (OrtSession.Result r = session.run(in)) {
                 float[][][] logits = (float[][][]) r.get("logits").orElseThrow().getValue();
-                int total = maxPast + s;
+                int total = split ? s : maxPast + s; // a split graph returns the new positions only (its recent part was empty)
                 for (int l = 0; l < config.layers(); l++) {
                     unpack(seqs, l, true, ((OnnxTensor) r.get("present_key_" + l).orElseThrow()).getFloatBuffer(), total, s, h, hd);
                     unpack(seqs, l, false, ((OnnxTensor) r.get("present_value_" + l).orElseThrow()).getFloatBuffer(), total, s, h, hd);
@@ -196,8 +210,19 @@ public final class OrtDecoder implements AutoCloseable {
         }
     }
 
+    /** recent_key_l / recent_value_l of no positions, for {@code b} sequences (the caller closes them). */
+    Map<String, OnnxTensor> emptyRecent(int b) throws OrtException {
+        var out = new HashMap<String, OnnxTensor>();
+        long[] shape = {b, config.kvHeads(), 0, config.headDim()};
+        for (int l = 0; l < config.layers(); l++) {
+            out.put("recent_key_" + l, OnnxTensor.createTensor(ENV, FloatBuffer.allocate(0), shape));
+            out.put("recent_value_" + l, OnnxTensor.createTensor(ENV, FloatBuffer.allocate(0), shape));
+        }
+        return out;
+    }
+
     /** The batch's cache for layer l, each sequence left-padded to maxPast: [B, H, maxPast, hd]. */
-    private static float[] pack(List<KvSequence> seqs, int l, boolean keys, int maxPast, int h, int hd) {
+    static float[] pack(List<KvSequence> seqs, int l, boolean keys, int maxPast, int h, int hd) {
         float[] out = new float[seqs.size() * h * maxPast * hd];
         for (int i = 0; i < seqs.size(); i++) {
             KvSequence q = seqs.get(i);
@@ -211,16 +236,23 @@ public final class OrtDecoder implements AutoCloseable {
         return out;
     }
 
-    /** Takes each sequence's part of present [B, H, total, hd]: its last (length + s) positions. */
+    /**
+     * Takes each sequence's part of present [B, H, total, hd]: its last (length + s) positions, or,
+     * when present holds fewer ({@code total == s}, a split graph's new positions), its cache so far
+     * followed by them.
+     */
     private static void unpack(List<KvSequence> seqs, int l, boolean keys, FloatBuffer present, int total, int s, int h, int hd) {
         float[] all = new float[present.remaining()];
         present.get(all);
         for (int i = 0; i < seqs.size(); i++) {
             KvSequence q = seqs.get(i);
             int n = q.length + s;
+            int kept = Math.max(0, n - total); // positions of the sequence's own arrays, before present's
+            float[] old = keys ? q.keys[l] : q.values[l];
             float[] dst = new float[h * n * hd];
             for (int head = 0; head < h; head++) {
-                System.arraycopy(all, ((i * h + head) * total + (total - n)) * hd, dst, head * n * hd, n * hd);
+                System.arraycopy(old, head * q.length * hd, dst, head * n * hd, kept * hd);
+                System.arraycopy(all, ((i * h + head) * total + (total - (n - kept))) * hd, dst, (head * n + kept) * hd, (n - kept) * hd);
             }
             if (keys) {
                 q.keys[l] = dst;
@@ -231,123 +263,13 @@ public final class OrtDecoder implements AutoCloseable {
     }
 
 
-    /**
-     * Sequences decoded together step after step. Between steps the cache stays in ONNX Runtime's
-     * tensors — each step's present tensors are the next step's past, no copy — and is copied out
-     * only when the batch changes ({@link #release}). Each member keeps its own left padding.
-     */
-    public final class Batch implements AutoCloseable {
-        private final List<KvSequence> members;
-        private final int[] pad;
-        private final Map<String, OnnxTensor> past = new HashMap<>();
-        private OrtSession.Result held;
-        private int total;
-
-        private Batch(List<KvSequence> members) {
-            this.members = List.copyOf(members);
-            this.pad = new int[members.size()];
-            int h = config.kvHeads();
-            int hd = config.headDim();
-            total = members.stream().mapToInt(KvSequence::length).max().orElse(0);
-            for (int i = 0; i < pad.length; i++) {
-                pad[i] = total - members.get(i).length;
-            }
-            long[] shape = {members.size(), h, total, hd};
-            try {
-                for (int l = 0; l < config.layers(); l++) {
-                    past.put("past_key_" + l, OnnxTensor.createTensor(ENV, FloatBuffer.wrap(pack(members, l, true, total, h, hd)), shape));
-                    past.put("past_value_" + l, OnnxTensor.createTensor(ENV, FloatBuffer.wrap(pack(members, l, false, total, h, hd)), shape));
-                }
-            } catch (OrtException e) {
-                throw new PolicyException("ONNX Runtime failed: " + e.getMessage(), e);
-            }
-        }
-
-        public List<KvSequence> members() {
-            return members;
-        }
-
-        /** One decode step: token i to member i; returns each member's next-token logits. */
-        public float[][] step(int[] tokens) {
-            int b = members.size();
-            long[][] ids = new long[b][1];
-            long[][] pos = new long[b][1];
-            long[][] mask = new long[b][total + 1];
-            for (int i = 0; i < b; i++) {
-                ids[i][0] = tokens[i];
-                pos[i][0] = total - pad[i];
-                Arrays.fill(mask[i], pad[i], total + 1, 1L);
-            }
-            var in = new HashMap<String, OnnxTensor>(past);
-            var own = new ArrayList<OnnxTensor>();
-            try {
-                own.add(OnnxTensor.createTensor(ENV, ids));
-                own.add(OnnxTensor.createTensor(ENV, pos));
-                own.add(OnnxTensor.createTensor(ENV, mask));
-                in.put("input_ids", own.get(0));
-                in.put("position_ids", own.get(1));
-                in.put("attention_mask", own.get(2));
-                OrtSession.Result r = session.run(in);
-                if (held != null) {
-                    held.close();
-                } else {
-                    past.values().forEach(OnnxTensor::close);
-                }
-                held = r;
-                for (int l = 0; l < config.layers(); l++) {
-                    past.put("past_key_" + l, (OnnxTensor) r.get("present_key_" + l).orElseThrow());
-                    past.put("past_value_" + l, (OnnxTensor) r.get("present_value_" + l).orElseThrow());
-                }
-                total++;
-                for (KvSequence q : members) {
-                    q.length++;
-                }
-                float[][][] logits = (float[][][]) r.get("logits").orElseThrow().getValue();
-                float[][] last = new float[b][];
-                for (int i = 0; i < b; i++) {
-                    last[i] = logits[i][0];
-                }
-                return last;
-            } catch (OrtException e) {
-                throw new PolicyException("ONNX Runtime failed: " + e.getMessage(), e);
-            } finally {
-                own.forEach(OnnxTensor::close);
-            }
-        }
-
-        /** Copies every member's cache back out of the batch (to regroup), and frees the batch. */
-        public List<KvSequence> release() {
-            int h = config.kvHeads();
-            int hd = config.headDim();
-            for (int l = 0; l < config.layers(); l++) {
-                unpackPadded(members, pad, l, true, past.get("past_key_" + l).getFloatBuffer(), total, h, hd);
-                unpackPadded(members, pad, l, false, past.get("past_value_" + l).getFloatBuffer(), total, h, hd);
-            }
-            close();
-            return members;
-        }
-
-        @Override
-        public void close() {
-            if (held != null) {
-                held.close();
-                held = null;
-            } else {
-                past.values().forEach(OnnxTensor::close);
-            }
-            past.clear();
-        }
-    }
-
     /** A batch of sequences whose caches are in Java arrays (after {@link #prefill} or {@link Batch#release}). */
-    public Batch batch(List<KvSequence> members) {
-        return new Batch(members);
+    public DecodeBatch batch(List<KvSequence> members) {
+        return new DecodeBatch(this, members);
     }
 
     /** Each member's cache from a batch tensor [B, H, total, hd] with per-member left padding. */
-    private static void unpackPadded(List<KvSequence> seqs, int[] pad, int l, boolean keys, FloatBuffer buf, int total, int h, int hd) {
-        float[] all = new float[buf.remaining()];
-        buf.get(all);
+    static void unpackPadded(List<KvSequence> seqs, int[] pad, int l, boolean keys, float[] all, int total, int h, int hd) {
         for (int i = 0; i < seqs.size(); i++) {
             int n = total - pad[i];
             float[] dst = new float[h * n * hd];

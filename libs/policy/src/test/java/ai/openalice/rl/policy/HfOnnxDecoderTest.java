@@ -9,6 +9,7 @@ import ai.openalice.rl.model.hf.TinyModels;
 import ai.openalice.rl.model.onnx.CacheLayout;
 import ai.openalice.rl.model.onnx.HfOnnxExport;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -85,6 +86,63 @@ class HfOnnxDecoderTest {
             assertEquals(prompt.length, seq[0].length, "every chunk went into the cache");
             float[][] next = decoder.step(List.of(seq[0]), new int[] {8});
             assertArrayEquals(expected(ref, append(prompt, 8)), logSoftmax(next[0]), 1e-4, "a step after the chunks reads the whole cache");
+        }
+    }
+
+    /**
+     * A persistent batch keeps its cache in two parts and merges them every {@link OrtDecoder#FOLD}
+     * steps: carried past two merges, each step of two left-padded sequences still gives the
+     * reference's log-probabilities, and the caches it releases decode on as the reference computes.
+     */
+    @Test
+    void aBatchCarriedPastItsMergesGivesTheReferencesLogProbabilities() throws Exception {
+        HfConfig c = HfConfig.of(TinyModels.config("qwen3").put("num_key_value_heads", 1).put("max_position_embeddings", 512), "qwen3-mqa");
+        var weights = TinyModels.randomWeights(c, 9);
+        Path onnx = dir.resolve("fold.onnx");
+        HfOnnxExport.export(c, weights, onnx, "test", Long.MAX_VALUE);
+        decodesLong(onnx, c, new ReferenceLm(c, weights));
+    }
+
+    /**
+     * A graph exported before the cache came in two parts (it reads past_* whole and returns it
+     * extended: a checkpoint written by an earlier version, kept as a test resource) is still served
+     * the same way, as the reference computes.
+     */
+    @Test
+    void aGraphThatReadsItsCacheWholeIsStillServed() throws Exception {
+        HfConfig c = HfConfig.of(TinyModels.config("qwen3").put("max_position_embeddings", 512), "qwen3"); // as it was exported, with seed 10
+        Path onnx = dir.resolve("whole-cache.onnx");
+        try (var in = HfOnnxDecoderTest.class.getResourceAsStream("/whole-cache-qwen3.onnx")) {
+            Files.copy(in, onnx);
+        }
+        decodesLong(onnx, c, new ReferenceLm(c, TinyModels.randomWeights(c, 10)));
+    }
+
+    /** Two left-padded sequences stepped in one batch past two merges, released, and stepped once more alone. */
+    private static void decodesLong(Path onnx, HfConfig c, ReferenceLm ref) {
+        try (var decoder = new OrtDecoder(onnx, CacheLayout.of(c), 1, false, 0)) {
+            int[] a = {1, 5, 3, 9, 0};
+            int[] b = {4, 2};
+            KvSequence[] sa = new KvSequence[1];
+            KvSequence[] sb = new KvSequence[1];
+            decoder.prefill(a, sa);
+            decoder.prefill(b, sb);
+            int steps = 2 * OrtDecoder.FOLD + 3;
+            try (var batch = decoder.batch(List.of(sa[0], sb[0]))) {
+                for (int step = 0; step < steps; step++) {
+                    int ta = (3 * step + 1) % c.vocabSize();
+                    int tb = (5 * step + 2) % c.vocabSize();
+                    float[][] next = batch.step(new int[] {ta, tb});
+                    a = append(a, ta);
+                    b = append(b, tb);
+                    assertArrayEquals(expected(ref, a), logSoftmax(next[0]), 1e-4, "step " + step + " of the longer sequence");
+                    assertArrayEquals(expected(ref, b), logSoftmax(next[1]), 1e-4, "step " + step + " of the left-padded one");
+                }
+                batch.release();
+            }
+            assertEquals(a.length, sa[0].length);
+            float[][] next = decoder.step(List.of(sb[0]), new int[] {6});
+            assertArrayEquals(expected(ref, append(b, 6)), logSoftmax(next[0]), 1e-4, "a step on the released cache");
         }
     }
 }

@@ -45,6 +45,8 @@ public final class GptOnnxExport {
         String mergeShape = g.longs("c_merge_shape", 0, 0, -1);
         String qkvSplit = g.longs("c_qkv_split", d, d, d);
         String scale = g.scalar("c_scale", (float) (1.0 / Math.sqrt(hd)));
+        String split = KvCacheIo.splitSizes(g);
+        var cache = new KvCacheIo.Heads(t -> t, new long[] {0, 1, 3, 2}, scale);
         for (int l = 0; l < c.layers(); l++) {
             String p = "h" + l + ".";
             String ln1 = layerNorm(g, x, p + "ln1");
@@ -53,14 +55,7 @@ public final class GptOnnxExport {
             String q = heads(g, parts.get(0), headShape);
             String k = heads(g, parts.get(1), headShape);
             String v = heads(g, parts.get(2), headShape);
-            String kAll = "present_key_" + l;
-            String vAll = "present_value_" + l;
-            g.opTo("Concat", List.of("past_key_" + l, k), List.of(kAll), new Attribute.Int("axis", 2));
-            g.opTo("Concat", List.of("past_value_" + l, v), List.of(vAll), new Attribute.Int("axis", 2));
-            String scores = g.op("Add", List.of(g.op("Mul", List.of(g.op("MatMul", List.of(q,
-                    g.op("Transpose", List.of(kAll), new Attribute.Ints("perm", new long[] {0, 1, 3, 2})))), scale)), bias));
-            String att = g.op("Softmax", List.of(scores), new Attribute.Int("axis", -1));
-            String y = g.op("Reshape", List.of(g.op("Transpose", List.of(g.op("MatMul", List.of(att, vAll))),
+            String y = g.op("Reshape", List.of(g.op("Transpose", List.of(KvCacheIo.attend(g, l, q, k, v, bias, split, cache)),
                     new Attribute.Ints("perm", new long[] {0, 2, 1, 3})), mergeShape));
             x = g.op("Add", List.of(x, g.op("Add", List.of(g.op("MatMul", List.of(y, p + "attn.proj")), p + "attn.proj.bias"))));
             String ln2 = layerNorm(g, x, p + "ln2");

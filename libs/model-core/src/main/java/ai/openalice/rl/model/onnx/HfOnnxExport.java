@@ -58,7 +58,7 @@ public final class HfOnnxExport {
 
     /**
      * Layer {@code l}'s attention over its normalised input {@code x}: q, k, v (with Qwen2's bias,
-     * Qwen3's q/k norm), RoPE, the cache extended to present_key_l / present_value_l, and grouped
+     * Qwen3's q/k norm), RoPE, attention over the cache ({@link KvCacheIo#attend}), and grouped
      * query heads reading their KV head by broadcasting.
      */
     private static String attention(Consts k, int l, String x, String bias, String[] rope) {
@@ -76,18 +76,10 @@ public final class HfOnnxExport {
         }
         q = rotate(g, heads(g, q), rope, k);
         key = rotate(g, heads(g, key), rope, k);
-        String kAll = "present_key_" + l;
-        String vAll = "present_value_" + l;
-        g.opTo("Concat", List.of("past_key_" + l, key), List.of(kAll), new Attribute.Int("axis", 2));
-        g.opTo("Concat", List.of("past_value_" + l, heads(g, v)), List.of(vAll), new Attribute.Int("axis", 2));
         // [B, H, S, hd] → [B, kv, group, S, hd] against [B, kv, 1, T, hd]: head i reads KV head i / group
         String q5 = g.op("Reshape", List.of(q, g.longs("c_q5_shape", 0, kv, c.heads() / kv, -1, hd)));
-        String k5 = g.op("Unsqueeze", List.of(kAll, k.axis2));
-        String v5 = g.op("Unsqueeze", List.of(vAll, k.axis2));
-        String scores = g.op("Add", List.of(g.op("Mul", List.of(g.op("MatMul", List.of(q5,
-                g.op("Transpose", List.of(k5), new Attribute.Ints("perm", new long[] {0, 1, 2, 4, 3})))), k.scale)), bias));
-        String att = g.op("Softmax", List.of(scores), new Attribute.Int("axis", -1));
-        String y = g.op("Reshape", List.of(g.op("MatMul", List.of(att, v5)), g.longs("c_heads_shape", 0, c.heads(), -1, hd)));
+        String y = KvCacheIo.attend(g, l, q5, key, heads(g, v), bias, k.split, k.heads);
+        y = g.op("Reshape", List.of(y, g.longs("c_heads_shape", 0, c.heads(), -1, hd)));
         y = g.op("Reshape", List.of(g.op("Transpose", List.of(y), new Attribute.Ints("perm", new long[] {0, 2, 1, 3})), k.mergeShape));
         return linear(g, y, p + "self_attn.o_proj", c.oBias());
     }
@@ -101,6 +93,8 @@ public final class HfOnnxExport {
         final String kvShape;
         final String mergeShape;
         final String axis2;
+        final String split;
+        final KvCacheIo.Heads heads;
 
         Consts(OnnxGraph g, HfConfig c) {
             this.g = g;
@@ -110,6 +104,8 @@ public final class HfOnnxExport {
             kvShape = g.longs("c_kv_shape", 0, 0, c.kvHeads(), c.headDim());
             mergeShape = g.longs("c_merge_shape", 0, 0, -1);
             axis2 = g.longs("c_axes2", 2L);
+            split = KvCacheIo.splitSizes(g);
+            heads = new KvCacheIo.Heads(t -> g.op("Unsqueeze", List.of(t, axis2)), new long[] {0, 1, 2, 4, 3}, scale);
         }
 
         /** cos and sin [B, 1, S, head_dim] of the positions, each frequency twice (the rotate-half layout). */

@@ -56,9 +56,13 @@ class OnnxParityTest {
             in.put("position_ids", OnnxTensor.createTensor(ENV, positions));
             in.put("attention_mask", OnnxTensor.createTensor(ENV, mask));
             long[] kvShape = {batch, C.heads(), past, C.headSize()};
+            long[] none = {batch, C.heads(), 0, C.headSize()};
+            // the cache so far as the graph's recent part (its present is then the whole cache), the fixed past empty
             for (int l = 0; l < C.layers(); l++) {
-                in.put("past_key_" + l, OnnxTensor.createTensor(ENV, FloatBuffer.wrap(pastK[l]), kvShape));
-                in.put("past_value_" + l, OnnxTensor.createTensor(ENV, FloatBuffer.wrap(pastV[l]), kvShape));
+                in.put("past_key_" + l, OnnxTensor.createTensor(ENV, FloatBuffer.allocate(0), none));
+                in.put("past_value_" + l, OnnxTensor.createTensor(ENV, FloatBuffer.allocate(0), none));
+                in.put("recent_key_" + l, OnnxTensor.createTensor(ENV, FloatBuffer.wrap(pastK[l]), kvShape));
+                in.put("recent_value_" + l, OnnxTensor.createTensor(ENV, FloatBuffer.wrap(pastV[l]), kvShape));
             }
             try (var r = session.run(in)) {
                 float[][][] logits = (float[][][]) r.get("logits").get().getValue();

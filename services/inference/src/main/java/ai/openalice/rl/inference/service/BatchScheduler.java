@@ -3,6 +3,7 @@ package ai.openalice.rl.inference.service;
 import ai.openalice.rl.inference.config.InferenceConfig;
 import ai.openalice.rl.policy.Completion;
 import ai.openalice.rl.policy.CompletionRequest;
+import ai.openalice.rl.policy.DecodeBatch;
 import ai.openalice.rl.policy.Generation;
 import ai.openalice.rl.policy.KvSequence;
 import ai.openalice.rl.policy.OrtDecoder;
@@ -110,7 +111,7 @@ public class BatchScheduler {
         final List<Active> actives = new ArrayList<>();
         /** Ended since the last regroup; their caches come out of the batch then, for the prefix cache. */
         final List<Active> finished = new ArrayList<>();
-        OrtDecoder.Batch batch;
+        DecodeBatch batch;
         boolean changed;
     }
 
