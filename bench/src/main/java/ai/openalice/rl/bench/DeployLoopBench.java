@@ -154,7 +154,6 @@ final class DeployLoopBench {
         return http("GET", dispatcher + "/stats", null).at("/rollouts/scored").asLong(0);
     }
 
-
     private static JsonNode http(String method, String uri, String body) throws Exception {
         return JsonHttp.send(method, URI.create(uri), body);
     }

@@ -126,7 +126,6 @@ class ComposeStackClusterTest {
         return version;
     }
 
-
     private static JsonNode http(String method, String uri, String body) throws Exception {
         return JsonHttp.send(method, URI.create(uri), body);
     }

@@ -22,10 +22,8 @@ import java.util.Map;
  * feeds that back instead.
  */
 public final class DecodeBatch implements AutoCloseable {
-    private final OrtSession session;
-    private final CacheLayout config;
-    private final boolean split;
     private final OrtDecoder decoder;
+    private final CacheLayout config;
     private final List<KvSequence> members;
     private final int[] pad;
     /** What the graph reads: past_* (the whole cache, or a split graph's fixed part) and a split graph's recent_*. */
@@ -38,10 +36,8 @@ public final class DecodeBatch implements AutoCloseable {
     private int fixed;
 
     DecodeBatch(OrtDecoder decoder, List<KvSequence> members) {
-        this.session = decoder.session;
-        this.config = decoder.config;
-        this.split = decoder.split;
         this.decoder = decoder;
+        this.config = decoder.config;
         this.members = List.copyOf(members);
         this.pad = new int[members.size()];
         int h = config.kvHeads();
@@ -67,7 +63,7 @@ public final class DecodeBatch implements AutoCloseable {
                 own("past_key_" + l, OnnxTensor.createTensor(OrtDecoder.ENV, FloatBuffer.wrap(keys[l]), shape));
                 own("past_value_" + l, OnnxTensor.createTensor(OrtDecoder.ENV, FloatBuffer.wrap(values[l]), shape));
             }
-            if (split) {
+            if (decoder.split) {
                 decoder.emptyRecent(members.size()).forEach(this::own);
             }
         } catch (OrtException e) {
@@ -106,14 +102,14 @@ public final class DecodeBatch implements AutoCloseable {
             in.put("input_ids", inputs.get(0));
             in.put("position_ids", inputs.get(1));
             in.put("attention_mask", inputs.get(2));
-            OrtSession.Result r = session.run(in);
+            OrtSession.Result r = decoder.session.run(in);
             if (held != null) {
                 held.close(); // the last step's present, fed in as this step's recent part (or whole past)
-            } else if (!split) {
+            } else if (!decoder.split) {
                 closeOwned(); // the packed past, replaced by this step's present
             }
             held = r;
-            String into = split ? "recent_" : "past_";
+            String into = decoder.split ? "recent_" : "past_";
             for (int l = 0; l < config.layers(); l++) {
                 cache.put(into + "key_" + l, (OnnxTensor) r.get("present_key_" + l).orElseThrow());
                 cache.put(into + "value_" + l, (OnnxTensor) r.get("present_value_" + l).orElseThrow());
@@ -127,7 +123,7 @@ public final class DecodeBatch implements AutoCloseable {
             for (int i = 0; i < b; i++) {
                 last[i] = logits[i][0];
             }
-            if (split && total - fixed >= OrtDecoder.FOLD) {
+            if (decoder.split && total - fixed >= OrtDecoder.FOLD) {
                 fold();
             }
             return last;
@@ -155,7 +151,7 @@ public final class DecodeBatch implements AutoCloseable {
         String kind = keys ? "key_" : "value_";
         FloatBuffer past = cache.get("past_" + kind + l).getFloatBuffer();
         float[] out = new float[members.size() * config.kvHeads() * total * config.headDim()];
-        if (!split || total == fixed) {
+        if (!decoder.split || total == fixed) {
             past.get(out);
             return out;
         }
