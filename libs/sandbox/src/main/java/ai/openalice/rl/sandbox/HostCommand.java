@@ -31,7 +31,7 @@ public final class HostCommand {
         pb.environment().put("GIT_CONFIG_GLOBAL", "/dev/null");
         Process p = pb.start();
         var out = new OutputCollector(256 * 1024);
-        Thread reader = Thread.ofVirtual().start(() -> {
+        Thread reader = PipeReaders.start(() -> {
             try (var in = p.getInputStream()) {
                 out.drain(in);
             } catch (IOException ignored) {

@@ -3,6 +3,7 @@ package ai.openalice.rl.sandbox.local;
 import ai.openalice.rl.sandbox.ExecResult;
 import ai.openalice.rl.sandbox.HostCommand;
 import ai.openalice.rl.sandbox.OutputCollector;
+import ai.openalice.rl.sandbox.PipeReaders;
 import ai.openalice.rl.sandbox.Sandbox;
 import ai.openalice.rl.sandbox.SandboxException;
 import ai.openalice.rl.sandbox.SandboxFileException;
@@ -168,7 +169,7 @@ final class LocalSandbox implements Sandbox {
     }
 
     private static Thread drain(InputStream in, OutputCollector sink) {
-        return Thread.ofVirtual().start(() -> {
+        return PipeReaders.start(() -> {
             try (in) {
                 sink.drain(in);
             } catch (IOException ignored) {

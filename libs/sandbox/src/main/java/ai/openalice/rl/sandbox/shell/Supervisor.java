@@ -1,6 +1,7 @@
 package ai.openalice.rl.sandbox.shell;
 
 import ai.openalice.rl.sandbox.OutputCollector;
+import ai.openalice.rl.sandbox.PipeReaders;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -43,8 +44,8 @@ public final class Supervisor {
     private Supervisor(Channel channel, Supplier<String> tokens) {
         this.channel = channel;
         this.tokens = tokens;
-        this.outReader = Thread.ofVirtual().start(() -> pump(channel.stdout(), true));
-        this.errReader = Thread.ofVirtual().start(() -> pump(channel.stderr(), false));
+        this.outReader = PipeReaders.start(() -> pump(channel.stdout(), true));
+        this.errReader = PipeReaders.start(() -> pump(channel.stderr(), false));
     }
 
     /** Sends the script to {@code channel} (running {@link #LAUNCH}) and reads its streams from now on. */
