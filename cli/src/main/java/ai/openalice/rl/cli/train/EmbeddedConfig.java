@@ -72,6 +72,9 @@ public final class EmbeddedConfig {
             c.putAll(model.trainerConfig());
         }
         c.put("trainer.mode", mode);
+        // in the warm start the learner is the only heavy process (the runner replays the oracle), so
+        // it gets every core; in RL it leaves the others to sampling and the sandboxes
+        c.put("trainer.threads", sft ? Runtime.getRuntime().availableProcessors() : 1);
         c.put("trainer.artifact-dir", state.resolve("checkpoints"));
         c.put("trainer.batch-groups", sft ? warmStartBatch : run.batchGroups);
         c.put("trainer.optim.lr", sft ? run.warmStartLr : run.lr);
