@@ -33,27 +33,31 @@ class ManyOpenSandboxesTest {
         var provider = new LocalSandboxProvider(LocalSandboxConfig.defaults().withRoot(SandboxRoots.fresh("many")));
         var open = new ArrayList<Sandbox>();
         try (provider) {
-            for (int i = 0; i < n; i++) {
-                Path repo = LocalSandboxTest.repo(tmp.resolve("r" + i));
-                open.add(provider.create(SandboxSpec.of(new WorkspaceSource.Dir(repo)).withEnv(Map.of("I", Integer.toString(i)))));
-            }
-            assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
-                for (int i = 0; i < n; i++) { // each sandbox's shell starts with its first command, and then idles
-                    assertEquals(i + "\n", open.get(i).exec("echo $I", Duration.ofSeconds(30)).stdout());
-                }
-                // its readers are platform threads (Thread.getAllStackTraces lists no virtual ones): two on each shell
-                long readers = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("sandbox-pipe-reader")).count();
-                assertTrue(readers >= 2L * n, readers + " pipe readers for " + n + " open sandboxes");
+            try {
                 for (int i = 0; i < n; i++) {
-                    Sandbox s = open.get(i);
-                    s.writeFile("pkg/calc.py", "def add(a, b):\n    return a + b\n");
-                    assertTrue(s.diff().contains("+    return a + b\n"), "sandbox " + i);
+                    Path repo = LocalSandboxTest.repo(tmp.resolve("r" + i));
+                    open.add(provider.create(SandboxSpec.of(new WorkspaceSource.Dir(repo)).withEnv(Map.of("I", Integer.toString(i)))));
                 }
-            });
-        } finally {
-            for (Sandbox s : List.copyOf(open)) {
-                s.close();
+                assertTimeoutPreemptively(Duration.ofSeconds(120), () -> answerAndDiff(open));
+            } finally {
+                for (Sandbox s : List.copyOf(open)) {
+                    s.close();
+                }
             }
+        }
+    }
+
+    private static void answerAndDiff(List<Sandbox> open) throws Exception {
+        for (int i = 0; i < open.size(); i++) { // each sandbox's shell starts with its first command, and then idles
+            assertEquals(i + "\n", open.get(i).exec("echo $I", Duration.ofSeconds(30)).stdout());
+        }
+        // its readers are platform threads (Thread.getAllStackTraces lists no virtual ones): two on each shell
+        long readers = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("sandbox-pipe-reader")).count();
+        assertTrue(readers >= 2L * open.size(), readers + " pipe readers for " + open.size() + " open sandboxes");
+        for (int i = 0; i < open.size(); i++) {
+            Sandbox s = open.get(i);
+            s.writeFile("pkg/calc.py", "def add(a, b):\n    return a + b\n");
+            assertTrue(s.diff().contains("+    return a + b\n"), "sandbox " + i);
         }
     }
 }
