@@ -31,13 +31,7 @@ public final class HostCommand {
         pb.environment().put("GIT_CONFIG_GLOBAL", "/dev/null");
         Process p = pb.start();
         var out = new OutputCollector(256 * 1024);
-        Thread reader = PipeReaders.start(() -> {
-            try (var in = p.getInputStream()) {
-                out.drain(in);
-            } catch (IOException ignored) {
-                // the process is gone; what was read is kept
-            }
-        });
+        Thread reader = PipeReaders.drain(p.getInputStream(), out);
         try (var os = p.getOutputStream()) {
             if (stdin != null) {
                 os.write(stdin);

@@ -1,5 +1,8 @@
 package ai.openalice.rl.sandbox;
 
+import java.io.IOException;
+import java.io.InputStream;
+
 /**
  * Threads that read a process's pipe until it closes: platform threads, not virtual ones. A read of
  * a pipe blocks in native code, and on JDK 25 a virtual thread blocked there keeps its carrier; the
@@ -14,5 +17,16 @@ public final class PipeReaders {
     /** Starts {@code reader} on a daemon platform thread named {@code sandbox-pipe-reader}. */
     public static Thread start(Runnable reader) {
         return Thread.ofPlatform().daemon().name("sandbox-pipe-reader").start(reader);
+    }
+
+    /** Reads {@code in} into {@code sink} until it closes (what was read is kept when the process goes), then closes it. */
+    public static Thread drain(InputStream in, OutputCollector sink) {
+        return start(() -> {
+            try (in) {
+                sink.drain(in);
+            } catch (IOException ignored) {
+                // the stream closed with its process
+            }
+        });
     }
 }

@@ -12,7 +12,6 @@ import ai.openalice.rl.sandbox.WorkspacePaths;
 import ai.openalice.rl.sandbox.shell.ProcessChannel;
 import ai.openalice.rl.sandbox.shell.Supervisor;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.CharacterCodingException;
@@ -168,16 +167,6 @@ final class LocalSandbox implements Sandbox {
         }
     }
 
-    private static Thread drain(InputStream in, OutputCollector sink) {
-        return PipeReaders.start(() -> {
-            try (in) {
-                sink.drain(in);
-            } catch (IOException ignored) {
-                // the stream closed with the process
-            }
-        });
-    }
-
     @Override
     public String readFile(String path) {
         ensureOpen();
@@ -295,8 +284,8 @@ final class LocalSandbox implements Sandbox {
         Process p = pb.start();
         var out = new OutputCollector(64 * 1024 * 1024);
         var err = new OutputCollector(64 * 1024);
-        Thread a = drain(p.getInputStream(), out);
-        Thread b = drain(p.getErrorStream(), err);
+        Thread a = PipeReaders.drain(p.getInputStream(), out);
+        Thread b = PipeReaders.drain(p.getErrorStream(), err);
         try {
             if (!p.waitFor(Templates.HELPER_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
                 p.destroyForcibly();
